@@ -1,0 +1,225 @@
+# Validation of user input, done once in the exported functions. Each helper
+# returns the cleaned value (or the input, invisibly) and raises a classed
+# nmfkit_error naming the argument on failure. Variants reuse these helpers.
+
+# Data ------------------------------------------------------------------------
+
+# A nonnegative numeric data matrix: base matrix (double/integer), numeric
+# data.frame, or sparse Matrix (returned as dgCMatrix, never densified).
+# Returns a double matrix or dgCMatrix with dimnames kept.
+check_data <- function(x, arg = rlang::caller_arg(x),
+                       call = rlang::caller_env(), allow_zero_matrix = FALSE) {
+  force(arg)
+  x <- as_numeric_matrix(x, arg, call)
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    abort_nmfkit(c("{.arg {arg}} must have at least one row and one column.",
+                   "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
+                 "empty", call = call)
+  }
+  vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  check_finite_values(x, vals, arg, call)
+  check_nonnegative_values(x, vals, arg, call)
+  if (!allow_zero_matrix && !any(vals != 0)) {
+    abort_nmfkit(c("{.arg {arg}} must have at least one nonzero entry.",
+                   "x" = "All {nrow(x)} x {ncol(x)} entries are zero."),
+                 "zero", call = call)
+  }
+  x
+}
+
+as_numeric_matrix <- function(x, arg, call) {
+  if (is.data.frame(x)) {
+    ok <- vapply(x, function(col) is.numeric(col) && !is.object(col),
+                 logical(1))
+    if (!all(ok)) {
+      bad <- names(x)[!ok]
+      cls <- vapply(x[!ok], function(col) class(col)[1], character(1))
+      abort_nmfkit(c("{.arg {arg}} must have only numeric columns.",
+                     "x" = "{cli::qty(length(bad))}Column{?s} {.val {bad}} {?is/are} not numeric (class {.cls {unique(cls)}})."),
+                   "type", call = call)
+    }
+    x <- as.matrix(x)
+  }
+  if (inherits(x, "Matrix")) return(as_dgc(x, arg, call))
+  if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
+    what <- if (is.matrix(x)) paste(typeof(x), "matrix") else class(x)[1]
+    abort_nmfkit(c("{.arg {arg}} must be a numeric matrix, a numeric data frame or a {.cls dgCMatrix}.",
+                   "x" = "It is {.obj_type_friendly {x}} ({what})."),
+                 "type", call = call)
+  }
+  if (!is.double(x)) storage.mode(x) <- "double"
+  x
+}
+
+as_dgc <- function(x, arg, call) {
+  if (inherits(x, "dgCMatrix")) return(x)
+  if (methods::is(x, "dsparseMatrix")) {
+    # numeric sparse in another layout (triplet, row-compressed, symmetric):
+    # convert once, still sparse
+    return(methods::as(methods::as(methods::as(x, "CsparseMatrix"),
+                                   "generalMatrix"), "dMatrix"))
+  }
+  if (methods::is(x, "ddenseMatrix")) return(as.matrix(x))
+  abort_nmfkit(c("{.arg {arg}} is a sparse matrix of unsupported class {.cls {class(x)[1]}}.",
+                 "i" = "nmfkit takes numeric sparse matrices ({.cls dgCMatrix}); pattern and logical ones have no values to factorise.",
+                 "i" = "Convert it with {.code as(x, \"dMatrix\")} if its entries are meant as ones."),
+               "type", call = call)
+}
+
+# Position [i, j] of the first TRUE of `bad` over the values of x.
+first_position <- function(x, bad) {
+  idx <- which(bad)[1]
+  if (inherits(x, "dgCMatrix")) {
+    i <- x@i[idx] + 1L
+    j <- findInterval(idx - 1L, x@p, left.open = FALSE)
+  } else {
+    i <- (idx - 1L) %% nrow(x) + 1L
+    j <- (idx - 1L) %/% nrow(x) + 1L
+  }
+  sprintf("[%d, %d]", i, j)
+}
+
+check_finite_values <- function(x, vals, arg, call) {
+  bad <- !is.finite(vals)
+  if (!any(bad)) return(invisible(x))
+  n_na <- sum(is.na(vals) & !is.nan(vals))
+  n_nan <- sum(is.nan(vals))
+  n_inf <- sum(is.infinite(vals))
+  found <- c(if (n_na) paste(n_na, "NA"), if (n_nan) paste(n_nan, "NaN"),
+             if (n_inf) paste(n_inf, "infinite"))
+  where <- first_position(x, bad)
+  abort_nmfkit(c("{.arg {arg}} must not contain missing or infinite values.",
+                 "x" = "{.arg {arg}} has {paste(found, collapse = ', ')} entr{?y/ies}; the first is at {where}.",
+                 "i" = "Impute or drop them before factorising."),
+               "nonfinite", call = call)
+}
+
+check_nonnegative_values <- function(x, vals, arg, call) {
+  neg <- vals < 0
+  if (!any(neg)) return(invisible(x))
+  low <- which.min(vals)
+  lowest <- first_position(x, seq_along(vals) == low)
+  abort_nmfkit(c("{.arg {arg}} must be nonnegative.",
+                 "x" = "{.arg {arg}} has {sum(neg)} negative entr{?y/ies}; the smallest is {signif(vals[low], 4)} at {lowest}.",
+                 "i" = "Shift or rescale the data (e.g. min-max scaling) first."),
+               "negative", call = call)
+}
+
+# Scalars ---------------------------------------------------------------------
+
+is_number <- function(x) {
+  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
+}
+
+# An integer in [min, max]; returns it as integer.
+check_count <- function(x, min = 1, max = Inf, arg = rlang::caller_arg(x),
+                        call = rlang::caller_env(), what = "count") {
+  if (!is_number(x) || x != round(x)) {
+    abort_nmfkit(c("{.arg {arg}} must be a whole number.",
+                   "x" = "It is {.obj_type_friendly {x}}{if (is_number(x)) paste0(' (', x, ')')}."),
+                 what, call = call)
+  }
+  if (x < min || x > max) {
+    range <- if (is.finite(max)) sprintf("between %s and %s", min, max)
+             else sprintf("at least %s", min)
+    abort_nmfkit(c("{.arg {arg}} must be {range}.", "x" = "It is {x}."),
+                 what, call = call)
+  }
+  as.integer(x)
+}
+
+# The factorisation rank: a whole number in [1, max_rank].
+check_rank <- function(rank, max_rank, arg = rlang::caller_arg(rank),
+                       call = rlang::caller_env(),
+                       why = "{.code min(dim(x))}") {
+  if (!is_number(rank) || rank != round(rank) || rank < 1 || rank > max_rank) {
+    found <- if (is_number(rank)) format(rank) else
+      cli::format_inline("{.obj_type_friendly {rank}}")
+    abort_nmfkit(c(paste0("{.arg {arg}} must be a whole number from 1 to {max_rank} (", why, ")."),
+                   "x" = "It is {found}."),
+                 "rank", call = call)
+  }
+  as.integer(rank)
+}
+
+# A number in a range; lower bound strict when `strict`.
+check_number <- function(x, min = -Inf, max = Inf, strict = FALSE,
+                         arg = rlang::caller_arg(x),
+                         call = rlang::caller_env(), what = "value") {
+  ok <- is_number(x) && (if (strict) x > min else x >= min) && x <= max
+  if (!ok) {
+    cmp <- if (strict) "greater than" else "at least"
+    range <- if (is.finite(max)) sprintf("%s %s and at most %s", cmp, min, max)
+             else sprintf("%s %s", cmp, min)
+    found <- if (is_number(x)) format(x) else
+      cli::format_inline("{.obj_type_friendly {x}}")
+    abort_nmfkit(c("{.arg {arg}} must be a finite number {range}.",
+                   "x" = "It is {found}."),
+                 what, call = call)
+  }
+  as.double(x)
+}
+
+check_flag <- function(x, arg = rlang::caller_arg(x),
+                       call = rlang::caller_env()) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    abort_nmfkit(c("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.",
+                   "x" = "It is {.obj_type_friendly {x}}."),
+                 "flag", call = call)
+  }
+  x
+}
+
+# Factors ---------------------------------------------------------------------
+
+# A nonnegative finite numeric matrix of a given shape (user-supplied factors).
+check_factor_matrix <- function(x, nrow, ncol, arg, call = rlang::caller_env()) {
+  if (!is.matrix(x) || !is.numeric(x)) {
+    abort_nmfkit(c("{.arg {arg}} must be a numeric matrix.",
+                   "x" = "It is {.obj_type_friendly {x}}."), "init", call = call)
+  }
+  if (nrow(x) != nrow || ncol(x) != ncol) {
+    abort_nmfkit(c("{.arg {arg}} must be {nrow} x {ncol}.",
+                   "x" = "It is {nrow(x)} x {ncol(x)}."), "init", call = call)
+  }
+  if (any(!is.finite(x)) || any(x < 0)) {
+    abort_nmfkit(c("{.arg {arg}} must be nonnegative and finite.",
+                   "x" = "It has {sum(!is.finite(x))} non-finite and {sum(x < 0, na.rm = TRUE)} negative entr{?y/ies}."),
+                 "init", call = call)
+  }
+  storage.mode(x) <- "double"
+  x
+}
+
+# Image dimensions c(rows, cols) whose product is the number of pixels.
+check_image_dim <- function(image_dim, n_pixels, arg = rlang::caller_arg(image_dim),
+                            call = rlang::caller_env()) {
+  ok <- is.numeric(image_dim) && length(image_dim) == 2L &&
+    all(is.finite(image_dim)) && all(image_dim >= 1) &&
+    all(image_dim == round(image_dim))
+  if (!ok) {
+    abort_nmfkit(c("{.arg {arg}} must be two positive whole numbers c(rows, columns).",
+                   "x" = "It is {.code {deparse(image_dim)}}."),
+                 "image_dim", call = call)
+  }
+  if (prod(image_dim) != n_pixels) {
+    abort_nmfkit(c("{.arg {arg}} must multiply to the number of pixels, {n_pixels}.",
+                   "x" = "{image_dim[1]} x {image_dim[2]} = {prod(image_dim)}."),
+                 "image_dim", call = call)
+  }
+  as.integer(image_dim)
+}
+
+# New data for predict(): same features (rows) as the fit.
+check_newdata <- function(newdata, n_features, arg = rlang::caller_arg(newdata),
+                          call = rlang::caller_env()) {
+  newdata <- check_data(newdata, arg = arg, call = call,
+                        allow_zero_matrix = TRUE)
+  if (nrow(newdata) != n_features) {
+    abort_nmfkit(c("{.arg {arg}} must have {n_features} rows, one per feature of the fit.",
+                   "x" = "It has {nrow(newdata)} row{?s}.",
+                   "i" = "Columns are samples; transpose with {.fn t} if your samples are rows."),
+                 "dimension", call = call)
+  }
+  newdata
+}

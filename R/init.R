@@ -1,0 +1,41 @@
+# Starting factors for nmf() and the variants that start like it. All random
+# draws come from R's RNG, so set.seed() reproduces them.
+
+init_choices <- c("nndsvda", "nndsvd", "nndsvdar", "random")
+
+# Returns list(W = m x k, H = k x n) for a character method or a user list.
+init_factors <- function(x, rank, init, threads = 1L, arg = "init",
+                         call = rlang::caller_env()) {
+  if (is.list(init)) {
+    if (!all(c("W", "H") %in% names(init))) {
+      abort_nmfkit(c("A user {.arg {arg}} must be a list with elements {.field W} and {.field H}.",
+                     "x" = "It has {?no names/names {.val {names(init)}}}."),
+                   "init", call = call)
+    }
+    return(list(
+      W = check_factor_matrix(init$W, nrow(x), rank, paste0(arg, "$W"), call),
+      H = check_factor_matrix(init$H, rank, ncol(x), paste0(arg, "$H"), call)
+    ))
+  }
+  if (!is.character(init) || length(init) != 1L || !init %in% init_choices) {
+    abort_nmfkit(c("{.arg {arg}} must be one of {.or {.val {init_choices}}}, or a list(W = , H = ).",
+                   "x" = "It is {.obj_type_friendly {init}}{if (is.character(init)) paste0(' (', init[1], ')')}."),
+                 "init", call = call)
+  }
+  x_mean <- sum(x) / (as.double(nrow(x)) * ncol(x))
+  if (init == "random") {
+    high <- sqrt(x_mean / rank)
+    W <- matrix(stats::runif(nrow(x) * rank, 0, high), nrow(x), rank)
+    H <- matrix(stats::runif(rank * ncol(x), 0, high), rank, ncol(x))
+    return(list(W = W, H = H))
+  }
+  l <- min(rank + 10L, nrow(x), ncol(x))
+  omega <- matrix(stats::rnorm(ncol(x) * l), ncol(x), l)
+  fill <- switch(init, nndsvd = "none", nndsvda = "mean", nndsvdar = "random")
+  rw <- rh <- NULL
+  if (fill == "random") {
+    rw <- matrix(stats::runif(nrow(x) * rank), nrow(x), rank)
+    rh <- matrix(stats::runif(rank * ncol(x)), rank, ncol(x))
+  }
+  r_nndsvd(x, rank, omega, fill, x_mean, rw, rh, 7L, threads)
+}

@@ -1,0 +1,148 @@
+#' Inspect a fitted nmfkit model
+#'
+#' The methods every nmfkit model has. `coef()` returns the coefficients
+#' `H` (components x samples) and `basis()` the basis `W` (features x
+#' components). `fitted()` is the reconstruction in the variant's own model
+#' and `residuals()` is `x - fitted(object)`; both need the data, kept in the
+#' model by default or passed as `x`.
+#'
+#' @param object,x A fitted model (class `nmfkit`).
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return `print()` returns `x` invisibly; `coef()`, `basis()`, `fitted()`
+#'   and `residuals()` return matrices with dimnames from the data.
+#' @examples
+#' fit <- nmf(swimmer(), rank = 17)
+#' dim(basis(fit))
+#' dim(coef(fit))
+#' max(abs(residuals(fit)))
+#' @name nmfkit-methods
+NULL
+
+#' @rdname nmfkit-methods
+#' @export
+print.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat(sprintf("<%s> rank %d on %d features x %d samples\n",
+              variant_label(x), x$rank, nrow(x$W), ncol(x$H)))
+  final <- if (length(x$loss)) format(utils::tail(x$loss, 1), digits = digits)
+           else "none"
+  cat(sprintf("%s: %s after %d iteration%s (%s)\n", x$loss_name, final,
+              x$iterations, if (x$iterations == 1L) "" else "s",
+              status_label(x$status)))
+  print_extra(x, digits = digits)
+  invisible(x)
+}
+
+status_label <- function(status) {
+  switch(status,
+    converged = "converged",
+    max_iter = "iteration cap reached",
+    interrupted = "interrupted",
+    numerical_error = "numerical error",
+    status
+  )
+}
+
+# Variant-specific lines of print(); nothing for standard NMF.
+print_extra <- function(x, ...) UseMethod("print_extra")
+#' @export
+print_extra.default <- function(x, ...) invisible(NULL)
+
+#' @rdname nmfkit-methods
+#' @export
+coef.nmfkit <- function(object, ...) object$H
+
+#' Basis matrix of a factorisation
+#'
+#' @param object A fitted model.
+#' @param ... Unused.
+#' @return The basis `W` (features x components).
+#' @examples
+#' fit <- nmf(swimmer(), rank = 17)
+#' basis(fit)[1:3, 1:4]
+#' @export
+basis <- function(object, ...) UseMethod("basis")
+
+#' @rdname basis
+#' @export
+basis.nmfkit <- function(object, ...) object$W
+
+#' @rdname nmfkit-methods
+#' @export
+fitted.nmfkit <- function(object, ...) {
+  out <- object$W %*% object$H
+  dimnames(out) <- object$dimnames
+  out
+}
+
+#' @rdname nmfkit-methods
+#' @export
+residuals.nmfkit <- function(object, x = NULL, ...) {
+  x <- model_data(object, x)
+  out <- as.matrix(x) - stats::fitted(object)
+  dimnames(out) <- object$dimnames
+  out
+}
+
+#' Summarise a fitted nmfkit model
+#'
+#' @param object A fitted model.
+#' @param x A `summary.nmfkit` object.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return A list of class `summary.nmfkit` with the relative error (when the
+#'   data are kept), the sparsity (share of zero entries) of `W` and `H`, and
+#'   each component's share of the reconstruction's total mass (for `W H`
+#'   these shares add up to one exactly).
+#' @examples
+#' summary(nmf(swimmer(), rank = 17))
+#' @export
+summary.nmfkit <- function(object, ...) {
+  W <- object$W
+  H <- object$H
+  mass <- colSums(W) * rowSums(H)
+  share <- if (sum(mass) > 0) mass / sum(mass) else mass
+  rel <- if (is.null(object$data)) NA_real_
+         else frobenius_rel_error(object$data, W, H)
+  structure(
+    list(variant = variant_label(object), call = object$call,
+         rank = object$rank, dim = c(nrow(W), ncol(H)),
+         relative_error = rel, loss = utils::tail(object$loss, 1),
+         loss_name = object$loss_name, iterations = object$iterations,
+         status = object$status,
+         sparsity = c(W = mean(W == 0), H = mean(H == 0)),
+         share = share),
+    class = "summary.nmfkit"
+  )
+}
+
+#' @rdname summary.nmfkit
+#' @export
+print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                 ...) {
+  cat(sprintf("%s, rank %d on %d features x %d samples\n", x$variant, x$rank,
+              x$dim[1], x$dim[2]))
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"),
+                            "\n", sep = "")
+  cat(sprintf("%d iteration%s, %s; final %s %s\n", x$iterations,
+              if (x$iterations == 1L) "" else "s", status_label(x$status),
+              x$loss_name, format(x$loss, digits = digits)))
+  if (!is.na(x$relative_error)) {
+    cat(sprintf("Relative error ||x - fitted|| / ||x||: %s\n",
+                format(x$relative_error, digits = digits)))
+  }
+  cat(sprintf("Sparsity (share of zeros): W %s, H %s\n",
+              format(x$sparsity[["W"]], digits = digits),
+              format(x$sparsity[["H"]], digits = digits)))
+  cat("Share of the fit by component:\n")
+  print(round(x$share, digits), ...)
+  invisible(x)
+}
+
+# ||x - W H||_F / ||x||_F without forming the residual (x dense or dgCMatrix).
+frobenius_rel_error <- function(x, W, H) {
+  x2 <- if (inherits(x, "dgCMatrix")) sum(x@x^2) else sum(x^2)
+  wtx <- as.matrix(crossprod(W, x))
+  e <- x2 - 2 * sum(H * wtx) + sum(crossprod(W) * tcrossprod(H))
+  if (x2 > 0) sqrt(max(e, 0) / x2) else 0
+}

@@ -1,0 +1,82 @@
+#' Nonnegative matrix factorization
+#'
+#' Factorises a nonnegative matrix `x` (features in rows, samples in columns)
+#' as `x ~ W H` with `W` (features x `rank`) and `H` (`rank` x samples)
+#' nonnegative, minimising the Frobenius loss `||x - W H||^2 / 2`.
+#'
+#' `method = "hals"` runs cyclic coordinate descent on the Gram systems
+#' (hierarchical alternating least squares, the algorithm of scikit-learn's
+#' `solver = "cd"`), one pass over `W` then one over `H` per iteration;
+#' `method = "mu"` runs Lee and Seung's multiplicative updates. Both stop when
+#' the projected-gradient violation falls to `control$tol` times its first
+#' value, or after `control$max_iter` iterations.
+#'
+#' Starting points: `"nndsvda"` (the default) is NNDSVD from a randomized
+#' truncated SVD with zeros filled by `mean(x)`; `"nndsvd"` keeps the zeros;
+#' `"nndsvdar"` fills them with small uniform values; `"random"` draws
+#' uniformly from `[0, sqrt(mean(x) / rank))`. All draws use R's RNG, so
+#' `set.seed()` reproduces a fit, and any number of threads gives the same
+#' result.
+#'
+#' Sparse input (`dgCMatrix`) stays sparse: no dense copy is made.
+#' All-zero rows or columns are allowed; their rows of `W` or columns of `H`
+#' come out zero.
+#'
+#' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
+#'   with samples as columns.
+#' @param rank Number of components, from 1 to `min(dim(x))`.
+#' @param method `"hals"` or `"mu"`.
+#' @param init `"nndsvda"`, `"nndsvd"`, `"nndsvdar"`, `"random"`, or a list
+#'   `list(W = , H = )` of starting factors.
+#' @param control Solver settings from [nmf_control()].
+#' @param nrun Number of fits to run; the one with the lowest final loss is
+#'   kept. Runs after the first start from `"random"` and go through
+#'   `future.apply`, so `future::plan()` chooses where they run.
+#' @param keep_data Keep a reference to `x` in the model (no copy is made), so
+#'   that `fitted()` and `residuals()` work without passing the data again.
+#' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
+#'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
+#'   iteration), `iterations`, `status` (`"converged"`, `"max_iter"`,
+#'   `"interrupted"` or `"numerical_error"`), `call`, `control`, `rank`,
+#'   `dimnames` and `method`. Row names of `x` name the rows of `W`, column
+#'   names of `x` the columns of `H`; components are named `nmf1`, `nmf2`, ...
+#' @seealso [predict.nmfkit()], [plot.nmfkit()], [summary.nmfkit()],
+#'   [nmf_distance()].
+#' @examples
+#' x <- swimmer()
+#' fit <- nmf(x, rank = 17)
+#' fit
+#' plot(fit, type = "basis")
+#' @export
+nmf <- function(x, rank, method = c("hals", "mu"), init = "nndsvda",
+                control = nmf_control(), nrun = 1L, keep_data = TRUE) {
+  call <- match.call()
+  x <- check_data(x)
+  rank <- check_rank(rank, min(dim(x)))
+  method <- rlang::arg_match(method)
+  control <- check_control(control)
+  nrun <- check_count(nrun, min = 1)
+  check_flag(keep_data)
+  image_dim <- attr(x, "image_dim")
+
+  start <- init_factors(x, rank, init, control$threads)
+  fit <- run_nmf(x, start, method, control)
+  if (nrun > 1L) {
+    others <- future.apply::future_lapply(seq_len(nrun - 1L), function(i) {
+      run_nmf(x, init_factors(x, rank, "random", control$threads), method,
+              control)
+    }, future.seed = TRUE)
+    finals <- vapply(c(list(fit), others), function(f) utils::tail(f$loss, 1),
+                     numeric(1))
+    fit <- c(list(fit), others)[[which.min(finals)]]
+  }
+  warn_status(fit$status, control, fit$iterations, call)
+  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
+             control, variant = "nmf", x = if (keep_data) x,
+             dimnames = dimnames(x), method = method, image_dim = image_dim)
+}
+
+# One run of the core solver from the starting factors `start`.
+run_nmf <- function(x, start, method, control) {
+  r_nmf(x, start$W, start$H, method, control, progress_callback(control))
+}

@@ -1,0 +1,105 @@
+// The data matrix X (m x n, columns are samples) behind one interface, so each
+// solver is written once for dense and sparse input. Sparse X is never
+// densified: products go through its nonzeros (and a transposed copy, which
+// costs as much memory as X itself).
+#pragma once
+
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+/// Dense data; binds to an R matrix without copying.
+class DenseData {
+ public:
+  explicit DenseData(const Eigen::Ref<const Mat>& x) : x_(x) {}
+  Index rows() const { return x_.rows(); }
+  Index cols() const { return x_.cols(); }
+  double sq_norm() const { return x_.squaredNorm(); }
+  const Eigen::Ref<const Mat>& dense() const { return x_; }
+
+  /// B = A X (A is k x m; B is k x n).
+  void left_mult(const Mat& a, Mat& b, int threads) const {
+    b.resize(a.rows(), cols());
+    detail::for_chunks(cols(), threads, [&](Index c0, Index len) {
+      b.middleCols(c0, len).noalias() = a * x_.middleCols(c0, len);
+    });
+  }
+  /// B = A X^T (A is k x n; B is k x m).
+  void left_mult_t(const Mat& a, Mat& b, int threads) const {
+    b.resize(a.rows(), rows());
+    detail::for_chunks(rows(), threads, [&](Index r0, Index len) {
+      b.middleCols(r0, len).noalias() =
+          a * x_.middleRows(r0, len).transpose();
+    });
+  }
+  /// Column sums of X.
+  Vec col_sums() const { return x_.colwise().sum().transpose(); }
+  /// Row sums of X.
+  Vec row_sums() const { return x_.rowwise().sum(); }
+
+ private:
+  Eigen::Ref<const Mat> x_;
+};
+
+/// Sparse data (compressed columns); SpT is SpMat or a Map of one.
+template <class SpT>
+class SparseData {
+ public:
+  explicit SparseData(const SpT& x) : x_(x), xt_(x.transpose()) {
+    xt_.makeCompressed();
+  }
+  Index rows() const { return x_.rows(); }
+  Index cols() const { return x_.cols(); }
+  double sq_norm() const {
+    double s = 0.0;
+    for (Index j = 0; j < x_.outerSize(); ++j)
+      for (typename SpT::InnerIterator it(x_, j); it; ++it)
+        s += it.value() * it.value();
+    return s;
+  }
+  const SpT& sparse() const { return x_; }
+
+  /// B = A X (A is k x m; B is k x n).
+  void left_mult(const Mat& a, Mat& b, int threads) const {
+    b.resize(a.rows(), cols());
+    mult(x_, a, b, threads);
+  }
+  /// B = A X^T (A is k x n; B is k x m).
+  void left_mult_t(const Mat& a, Mat& b, int threads) const {
+    b.resize(a.rows(), rows());
+    mult(xt_, a, b, threads);
+  }
+  Vec col_sums() const {
+    Vec s = Vec::Zero(cols());
+    for (Index j = 0; j < x_.outerSize(); ++j)
+      for (typename SpT::InnerIterator it(x_, j); it; ++it) s[j] += it.value();
+    return s;
+  }
+  Vec row_sums() const {
+    Vec s = Vec::Zero(rows());
+    for (Index j = 0; j < x_.outerSize(); ++j)
+      for (typename SpT::InnerIterator it(x_, j); it; ++it)
+        s[it.row()] += it.value();
+    return s;
+  }
+
+ private:
+  // b.col(j) = sum over the nonzeros x(i, j) of x(i, j) * a.col(i)
+  template <class S>
+  static void mult(const S& s, const Mat& a, Mat& b, int threads) {
+    detail::for_chunks(s.outerSize(), threads, [&](Index c0, Index len) {
+      for (Index j = c0; j < c0 + len; ++j) {
+        auto bj = b.col(j);
+        bj.setZero();
+        for (typename S::InnerIterator it(s, j); it; ++it)
+          bj.noalias() += it.value() * a.col(it.index());
+      }
+    });
+  }
+
+  const SpT& x_;
+  SpMat xt_;
+};
+
+}  // namespace nmfkit

@@ -1,0 +1,104 @@
+// Starting factors: a randomized truncated SVD and the NNDSVD family.
+// The Gaussian test matrix and any random fill come from the caller (R's RNG).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "types.hpp"
+
+namespace nmfkit {
+
+/// A truncated SVD X ~ U diag(d) V^T with k components.
+struct Svd {
+  Mat u;  // m x k
+  Vec d;  // k
+  Mat v;  // n x k
+};
+
+namespace detail {
+inline Mat thin_q(const Mat& y) {
+  Eigen::HouseholderQR<Mat> qr(y);
+  return qr.householderQ() * Mat::Identity(y.rows(), y.cols());
+}
+}  // namespace detail
+
+/// Randomized SVD (Halko, Martinsson & Tropp) of X through the two products of
+/// a data class (DenseData or SparseData): cost O(mnl) or O(nnz l) per pass.
+/// omega (n x l, l >= k) is the Gaussian test matrix; power_iter passes of
+/// X X^T with re-orthonormalisation sharpen the spectrum.
+template <class DataT>
+Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
+         int threads) {
+  require(omega.rows() == x.cols() && omega.cols() >= k && k >= 1,
+          "rsvd: omega must be n x l with l >= k");
+  Mat tmp;
+  x.left_mult_t(omega.transpose(), tmp, threads);  // (X omega)^T, l x m
+  Mat q = detail::thin_q(tmp.transpose());
+  for (int it = 0; it < power_iter; ++it) {
+    x.left_mult(q.transpose(), tmp, threads);  // (X^T q)^T, l x n
+    const Mat p = detail::thin_q(tmp.transpose());
+    x.left_mult_t(p.transpose(), tmp, threads);  // (X p)^T, l x m
+    q = detail::thin_q(tmp.transpose());
+  }
+  x.left_mult(q.transpose(), tmp, threads);  // B = q^T X, l x n
+  Eigen::BDCSVD<Mat> svd(tmp, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  Svd out;
+  out.u = q * svd.matrixU().leftCols(k);
+  out.d = svd.singularValues().head(k);
+  out.v = svd.matrixV().leftCols(k);
+  return out;
+}
+
+/// How NNDSVD fills the entries it leaves at zero.
+enum class ZeroFill { none, mean, random };
+
+/// NNDSVD (Boutsidis & Gallopoulos) from a truncated SVD, with scikit-learn's
+/// rules: entries below 1e-6 become 0; "mean" (NNDSVDa) then sets them to
+/// mean(X), "random" (NNDSVDar) to mean(X) * r / 100 with r the matching
+/// entries of rw (m x k) and rh (k x n), uniform draws made by the caller.
+inline void nndsvd(const Svd& s, double x_mean, ZeroFill fill, const Mat* rw,
+                   const Mat* rh, Mat& w, Mat& h) {
+  const Index m = s.u.rows(), n = s.v.rows(), k = s.d.size();
+  w.setZero(m, k);
+  h.setZero(k, n);
+  for (Index j = 0; j < k; ++j) {
+    const double sigma = s.d[j];
+    if (j == 0) {
+      w.col(0) = std::sqrt(sigma) * s.u.col(0).cwiseAbs();
+      h.row(0) = std::sqrt(sigma) * s.v.col(0).cwiseAbs().transpose();
+      continue;
+    }
+    const Vec xp = s.u.col(j).cwiseMax(0.0), xn = (-s.u.col(j)).cwiseMax(0.0);
+    const Vec yp = s.v.col(j).cwiseMax(0.0), yn = (-s.v.col(j)).cwiseMax(0.0);
+    const double xpn = xp.norm(), ypn = yp.norm();
+    const double xnn = xn.norm(), ynn = yn.norm();
+    const double mp = xpn * ypn, mn = xnn * ynn;
+    // scikit-learn divides unguarded; a zero norm only occurs with a zero
+    // product, and then that factor pair contributes nothing.
+    if (mp > mn) {
+      const double lbd = std::sqrt(sigma * mp);
+      if (xpn > 0.0) w.col(j) = lbd * xp / xpn;
+      if (ypn > 0.0) h.row(j) = (lbd * yp / ypn).transpose();
+    } else {
+      const double lbd = std::sqrt(sigma * mn);
+      if (xnn > 0.0) w.col(j) = lbd * xn / xnn;
+      if (ynn > 0.0) h.row(j) = (lbd * yn / ynn).transpose();
+    }
+  }
+  constexpr double kEps = 1e-6;
+  w = (w.array() < kEps).select(0.0, w);
+  h = (h.array() < kEps).select(0.0, h);
+  if (fill == ZeroFill::mean) {
+    w = (w.array() == 0.0).select(x_mean, w);
+    h = (h.array() == 0.0).select(x_mean, h);
+  } else if (fill == ZeroFill::random) {
+    require(rw && rh && rw->rows() == m && rw->cols() == k &&
+                rh->rows() == k && rh->cols() == n,
+            "nndsvd: random fill needs rw (m x k) and rh (k x n)");
+    w = (w.array() == 0.0).select(x_mean * rw->array() / 100.0, w);
+    h = (h.array() == 0.0).select(x_mean * rh->array() / 100.0, h);
+  }
+}
+
+}  // namespace nmfkit

@@ -1,0 +1,102 @@
+// Standard NMF, X ~ W H minimising 1/2 ||X - W H||_F^2: HALS (cyclic
+// coordinate descent on Gram systems, as scikit-learn's "cd" solver) and
+// Lee-Seung multiplicative updates. One template serves dense and sparse X.
+#pragma once
+
+#include <cmath>
+
+#include "data.hpp"
+#include "hooks.hpp"
+#include "loss.hpp"
+#include "nnls.hpp"
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+enum class Method { hals, mu };
+
+/// Settings of nmf(); defaults are scikit-learn's.
+struct NmfParams {
+  Method method = Method::hals;
+  int max_iter = 200;
+  double tol = 1e-4;  // stop when violation / first violation <= tol
+  int threads = 1;
+  double mu_eps = 1e-10;  // added to multiplicative-update denominators
+};
+
+namespace detail {
+
+/// Multiplicative update of Z (k x cols) for min 1/2 tr(Z'GZ) - tr(B'Z):
+/// Z <- Z * B / (G Z + eps). Returns the projected-gradient violation at the
+/// entry point, the same measure cd_pass reports.
+inline double mu_pass(Mat& z, const Mat& g, const Mat& b, double eps,
+                      int threads) {
+  const Index k = z.rows();
+  return sum_chunks(z.cols(), threads, [&](Index j) {
+    const Vec gz = g * z.col(j);
+    double viol = 0.0;
+    for (Index t = 0; t < k; ++t) {
+      const double grad = gz[t] - b(t, j);
+      viol += std::abs(z(t, j) == 0.0 ? std::min(0.0, grad) : grad);
+      z(t, j) *= std::max(b(t, j), 0.0) / (gz[t] + eps);
+    }
+    return viol;
+  });
+}
+
+}  // namespace detail
+
+/// Fits X ~ W H from the starting factors w (m x k) and h (k x n).
+/// One outer iteration updates W (all of it) then H. loss[i] is the relative
+/// error ||X - WH||_F / ||X||_F after iteration i + 1.
+template <class DataT, class Hooks = NullHooks>
+Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
+           Hooks& hooks) {
+  const Index m = x.rows(), n = x.cols(), k = w.cols();
+  require(w.rows() == m && h.rows() == k && h.cols() == n,
+          "nmf: W must be m x k and H k x n");
+  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1, "nmf: params");
+
+  Result r;
+  Mat wt = w.transpose();  // k x m: each column a row of W, contiguous
+  r.H = h;
+  const double x2 = x.sq_norm();
+  Mat hht = r.H * r.H.transpose(), wtw, b;
+  double viol0 = 0.0;
+  r.status = Status::max_iter;
+  for (int it = 1; it <= p.max_iter; ++it) {
+    x.left_mult_t(r.H, b, p.threads);  // H X^T, k x m
+    double viol = p.method == Method::hals
+                      ? cd_pass(wt, hht, b, p.threads)
+                      : detail::mu_pass(wt, hht, b, p.mu_eps, p.threads);
+    wtw = wt * wt.transpose();
+    x.left_mult(wt, b, p.threads);  // W^T X, k x n
+    viol += p.method == Method::hals
+                ? cd_pass(r.H, wtw, b, p.threads)
+                : detail::mu_pass(r.H, wtw, b, p.mu_eps, p.threads);
+    hht = r.H * r.H.transpose();
+    const double loss =
+        relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
+    r.loss.push_back(loss);
+    r.iterations = it;
+    hooks.progress(it, loss);
+    if (!std::isfinite(loss) || !std::isfinite(viol)) {
+      r.status = Status::numerical_error;
+      break;
+    }
+    if (it == 1) viol0 = viol;
+    if (viol0 == 0.0 || viol <= p.tol * viol0) {
+      r.status = Status::converged;
+      break;
+    }
+    if (hooks.check_interrupt()) {
+      r.status = Status::interrupted;
+      break;
+    }
+  }
+  r.W = wt.transpose();
+  return r;
+}
+
+}  // namespace nmfkit

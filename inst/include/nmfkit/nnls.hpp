@@ -1,0 +1,51 @@
+// Nonnegative least squares by cyclic coordinate descent on Gram systems:
+// the kernel of HALS and of every predict() for Frobenius variants.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+/// One cyclic pass of coordinate descent on min_{z >= 0} 1/2 z'Gz - b'z for
+/// every column z of Z (k x cols), with B (k x cols) holding the b's and G
+/// (k x k) symmetric. Columns are independent, so they run in parallel.
+/// Returns the sum of |projected gradient| met before each coordinate update
+/// (scikit-learn's violation), summed in a fixed order.
+inline double cd_pass(Mat& z, const Mat& g, const Mat& b, int threads) {
+  const Index k = z.rows();
+  require(g.rows() == k && g.cols() == k, "cd_pass: G must be k x k");
+  require(b.rows() == k && b.cols() == z.cols(), "cd_pass: B shape");
+  return detail::sum_chunks(z.cols(), threads, [&](Index j) {
+    double viol = 0.0;
+    auto zj = z.col(j);
+    for (Index t = 0; t < k; ++t) {
+      const double grad = g.col(t).dot(zj) - b(t, j);
+      const double pg = zj[t] == 0.0 ? std::min(0.0, grad) : grad;
+      viol += std::abs(pg);
+      const double gtt = g(t, t);
+      if (gtt > 0.0) zj[t] = std::max(zj[t] - grad / gtt, 0.0);
+    }
+    return viol;
+  });
+}
+
+/// Solves min_{Z >= 0} 1/2 tr(Z'GZ) - tr(B'Z) by repeated passes from the
+/// given Z until the violation falls to tol times the first pass's (or to 0),
+/// or max_passes. Returns the number of passes.
+inline int nnls_cd(Mat& z, const Mat& g, const Mat& b, double tol,
+                   int max_passes, int threads) {
+  double viol0 = 0.0;
+  for (int pass = 1; pass <= max_passes; ++pass) {
+    const double viol = cd_pass(z, g, b, threads);
+    if (pass == 1) viol0 = viol;
+    if (viol0 == 0.0 || viol <= tol * viol0) return pass;
+  }
+  return max_passes;
+}
+
+}  // namespace nmfkit

@@ -1,0 +1,65 @@
+// Glue for standard NMF, its initialisation and NNLS prediction.
+#include "r_convert.h"
+#include "r_hooks.h"
+
+using nmfkit::Mat;
+
+// [[Rcpp::export]]
+Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
+                 const Eigen::Map<Eigen::MatrixXd> h, std::string method,
+                 Rcpp::List control, SEXP callback) {
+  const nmfkit::NmfParams p = nmfkit_r::nmf_params(control, method);
+  nmfkit_r::RHooks hooks(callback);
+  const nmfkit::Result r = nmfkit_r::with_data(x, [&](const auto& data) {
+    return nmfkit::nmf(data, w, h, p, hooks);
+  });
+  hooks.finish();
+  return nmfkit_r::result_list(r);
+}
+
+// [[Rcpp::export]]
+Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
+                    std::string fill, double x_mean, SEXP rw, SEXP rh,
+                    int power_iter, int threads) {
+  const nmfkit::ZeroFill zf = fill == "mean"     ? nmfkit::ZeroFill::mean
+                              : fill == "random" ? nmfkit::ZeroFill::random
+                                                 : nmfkit::ZeroFill::none;
+  Mat rw_m, rh_m;
+  if (zf == nmfkit::ZeroFill::random) {
+    rw_m = Rcpp::as<Mat>(rw);
+    rh_m = Rcpp::as<Mat>(rh);
+  }
+  Mat w, h;
+  nmfkit_r::with_data(x, [&](const auto& data) {
+    const nmfkit::Svd s = nmfkit::rsvd(data, omega, k, power_iter, threads);
+    nmfkit::nndsvd(s, x_mean, zf, &rw_m, &rh_m, w, h);
+    return 0;
+  });
+  return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
+}
+
+// [[Rcpp::export]]
+Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
+                  int power_iter, int threads) {
+  const nmfkit::Svd s = nmfkit_r::with_data(x, [&](const auto& data) {
+    return nmfkit::rsvd(data, omega, k, power_iter, threads);
+  });
+  return Rcpp::List::create(Rcpp::Named("u") = s.u, Rcpp::Named("d") = s.d,
+                            Rcpp::Named("v") = s.v);
+}
+
+// Coefficients of the columns of x on a fixed basis w: NNLS by coordinate
+// descent from zero, to a tight tolerance.
+// [[Rcpp::export]]
+Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol,
+                       int max_passes, int threads) {
+  const Mat g = w.transpose() * w;
+  Mat b;
+  nmfkit_r::with_data(x, [&](const auto& data) {
+    data.left_mult(w.transpose(), b, threads);
+    return 0;
+  });
+  Mat h = Mat::Zero(w.cols(), b.cols());
+  nmfkit::nnls_cd(h, g, b, tol, max_passes, threads);
+  return h;
+}

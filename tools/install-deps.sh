@@ -1,0 +1,47 @@
+#!/bin/sh
+# Install what nmfkit needs to build, test, run the demo and benchmarks.
+# Idempotent: each step is skipped when its package is already present, so a
+# second run takes a second or two. Debian packages first (prebuilt), CRAN only
+# for what Debian lacks. Usage: tools/install-deps.sh [test|demo|bench]
+set -eu
+what="${1:-test}"
+
+deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
+  r-cran-matrix r-cran-cli r-cran-rlang r-cran-future r-cran-future.apply
+  r-cran-progressr r-cran-testthat r-cran-withr r-cran-roxygen2 r-cran-knitr
+  r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild"
+deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
+  python3-pot"
+cran="RcppNumerical"
+
+case "$what" in
+  test|demo) debs="$deb_test" ;;
+  bench) debs="$deb_test $deb_bench" ;;
+  *) echo "usage: $0 [test|demo|bench]" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $debs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "install-deps: installing Debian packages:$missing"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq \
+    --no-install-recommends $missing >/dev/null
+fi
+
+Rscript --vanilla -e '
+  need <- strsplit(commandArgs(TRUE)[1], " ")[[1]]
+  miss <- need[!vapply(need, requireNamespace, logical(1), quietly = TRUE)]
+  if (length(miss)) {
+    message("install-deps: installing from CRAN: ", paste(miss, collapse = ", "))
+    lib <- .libPaths()[1]
+    install.packages(miss, lib = lib, repos = "https://cloud.r-project.org",
+                     Ncpus = 2L, quiet = TRUE)
+    still <- miss[!vapply(miss, requireNamespace, logical(1), quietly = TRUE)]
+    if (length(still)) stop("could not install: ", paste(still, collapse = ", "))
+  }' "$cran"
