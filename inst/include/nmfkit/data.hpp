@@ -38,6 +38,19 @@ class DenseData {
   /// Row sums of X.
   Vec row_sums() const { return x_.rowwise().sum(); }
 
+  /// Row sums of X over the columns of each group: column g of the
+  /// result (m x n_groups) sums the columns j with group[j] == g.
+  Mat row_sums_by(const std::vector<int>& group, int n_groups,
+                  int threads) const {
+    require(static_cast<Index>(group.size()) == cols(), "row_sums_by: group");
+    Mat s = Mat::Zero(rows(), n_groups);
+    detail::for_chunks(rows(), threads, [&](Index r0, Index len) {
+      for (Index j = 0; j < cols(); ++j)
+        s.col(group[j]).segment(r0, len) += x_.col(j).segment(r0, len);
+    });
+    return s;
+  }
+
  private:
   Eigen::Ref<const Mat> x_;
 };
@@ -81,6 +94,19 @@ class SparseData {
     for (Index j = 0; j < x_.outerSize(); ++j)
       for (typename SpT::InnerIterator it(x_, j); it; ++it)
         s[it.row()] += it.value();
+    return s;
+  }
+
+  /// Row sums of X over the columns of each group (see DenseData).
+  Mat row_sums_by(const std::vector<int>& group, int n_groups,
+                  int threads) const {
+    require(static_cast<Index>(group.size()) == cols(), "row_sums_by: group");
+    Mat s = Mat::Zero(rows(), n_groups);
+    detail::for_chunks(xt_.outerSize(), threads, [&](Index r0, Index len) {
+      for (Index r = r0; r < r0 + len; ++r)
+        for (SpMat::InnerIterator it(xt_, r); it; ++it)
+          s(r, group[it.index()]) += it.value();
+    });
     return s;
   }
 

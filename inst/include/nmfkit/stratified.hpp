@@ -1,0 +1,195 @@
+// Stratified NMF (Chapman, Yaniv & Needell 2023): strata X_i (features x m_i,
+// columns are samples) share a basis W and each adds its own nonnegative
+// shift v_i, X_i ~ v_i 1' + W H_i, minimising sum_i ||X_i - v_i 1' - W H_i||^2
+// by the paper's multiplicative updates (transposed: the paper stores samples
+// as rows, its H is our W', its W(i) our H_i').
+//
+// The strata are the columns of one data matrix X labelled by a group index,
+// so the large products are plain products with all of X (sum_i X_i H_i' =
+// X H', W'X_i are column blocks of W'X) and sparse X stays sparse: the
+// rank-one shift terms only ever enter through small matrices.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "data.hpp"
+#include "hooks.hpp"
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+/// Which factors the W update sees: the paper's Algorithm 1 (Gauss-Seidel,
+/// W from the new H, covered by its monotonicity theorem) or the reference
+/// code (Jacobi, W and H both from the old factors).
+enum class UpdateOrder { gauss_seidel, jacobi };
+
+/// Settings of nmf_stratified().
+struct StratifiedParams {
+  UpdateOrder order = UpdateOrder::gauss_seidel;
+  int max_iter = 100;
+  int v_updates = 2;   // shift updates per iteration (the paper's M)
+  double eps = 1e-9;   // added to every denominator (the code's tol)
+  double tol = 0.0;    // > 0: stop when the loss falls by <= tol relatively
+  int threads = 1;
+};
+
+/// Result: W (features x r), H (r x samples, the caller's column order),
+/// V (features x strata), loss[k] = sqrt(objective) after iteration k + 1,
+/// normalized_loss = loss / ||X||_F, and the loss of the starting factors.
+struct StratifiedResult : Result {
+  Mat V;
+  std::vector<double> normalized_loss;
+  double initial_loss = 0.0;
+};
+
+namespace detail {
+
+/// Per-stratum sums of the coefficients: column i of the result is H_i 1.
+inline Mat group_col_sums(const Mat& h, const std::vector<int>& group,
+                          int n_groups) {
+  Mat g = Mat::Zero(h.rows(), n_groups);
+  for (Index j = 0; j < h.cols(); ++j) g.col(group[j]) += h.col(j);
+  return g;
+}
+
+/// The stratified objective from small matrices (no dense residual):
+/// ||X||^2 + sum_i m_i ||v_i||^2 + <W'W, HH'> - 2 <R, V> - 2 <H, W'X>
+/// + 2 <G, W'V>, where R holds the per-stratum row sums of X and G the
+/// per-stratum column sums of H. Clamped at 0 against rounding.
+inline double stratified_sq_error(double x2, const Vec& m, const Mat& v,
+                                  const Mat& r, const Mat& h, const Mat& wtx,
+                                  const Mat& wtw, const Mat& hht, const Mat& g,
+                                  const Mat& wtv, int threads) {
+  const Index k = h.rows();
+  const double hx = sum_chunks(h.cols(), threads, [&](Index j) {
+    double s = 0.0;
+    for (Index t = 0; t < k; ++t) s += h(t, j) * wtx(t, j);
+    return s;
+  });
+  const double e = x2 + (v.colwise().squaredNorm().transpose().array() *
+                         m.array()).sum() +
+                   wtw.cwiseProduct(hht).sum() - 2.0 * r.cwiseProduct(v).sum() -
+                   2.0 * hx + 2.0 * g.cwiseProduct(wtv).sum();
+  return std::max(e, 0.0);
+}
+
+}  // namespace detail
+
+/// Fits stratified NMF from starting factors w (features x r), h (r x
+/// samples) and v (features x strata). group[j] in [0, strata) is the stratum
+/// of column j of x; every stratum must have at least one column.
+/// One iteration: v_updates shift updates (all with the same W, H), then H
+/// and W by the multiplicative rules, in the order p.order. The loss is
+/// checked for finiteness and the hooks polled once per iteration.
+template <class DataT, class Hooks = NullHooks>
+StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
+                                const Mat& w, const Mat& h, const Mat& v,
+                                const StratifiedParams& p, Hooks& hooks) {
+  const Index n = x.rows(), cols = x.cols(), k = w.cols(), s = v.cols();
+  require(w.rows() == n && h.rows() == k && h.cols() == cols &&
+              v.rows() == n && s >= 1 && k >= 1,
+          "stratified_nmf: W must be n x r, H r x samples, V n x strata");
+  require(static_cast<Index>(group.size()) == cols,
+          "stratified_nmf: one stratum label per column");
+  Vec m = Vec::Zero(s);
+  for (int gi : group) {
+    require(gi >= 0 && gi < s, "stratified_nmf: stratum label out of range");
+    m[gi] += 1.0;
+  }
+  require((m.array() > 0).all(), "stratified_nmf: a stratum has no samples");
+  require(p.max_iter >= 1 && p.v_updates >= 0 && p.eps >= 0 && p.tol >= 0 &&
+              p.threads >= 1,
+          "stratified_nmf: params");
+
+  const int th = p.threads;
+  const double eps = p.eps;
+  StratifiedResult res;
+  Mat wt = w.transpose();  // r x n: a row of W per column, contiguous
+  Mat& hm = res.H;
+  Mat& vm = res.V;
+  hm = h;
+  vm = v;
+  const double x2 = x.sq_norm();
+  const double x_norm = std::sqrt(x2);
+  const Mat rsum = x.row_sums_by(group, static_cast<int>(s), th);  // n x s
+
+  Mat wtx, xht, wtw, hht, g, wtv, wg;
+  auto loss_now = [&]() {  // needs wtx = W'X of the current W
+    wtw = wt * wt.transpose();
+    hht = hm * hm.transpose();
+    g = detail::group_col_sums(hm, group, static_cast<int>(s));
+    wtv = wt * vm;
+    return std::sqrt(detail::stratified_sq_error(x2, m, vm, rsum, hm, wtx, wtw,
+                                                 hht, g, wtv, th));
+  };
+  x.left_mult(wt, wtx, th);
+  res.initial_loss = loss_now();
+
+  // W from the current H: its numerator X H' (as H X', r x n), HH' and G.
+  auto prepare_w = [&]() {
+    x.left_mult_t(hm, xht, th);
+    hht = hm * hm.transpose();
+    g = detail::group_col_sums(hm, group, static_cast<int>(s));
+  };
+  res.status = Status::max_iter;
+  double prev = res.initial_loss;
+  for (int it = 1; it <= p.max_iter; ++it) {
+    // shifts: v_i <- v_i * rowsum_i / (m_i v_i + W H_i 1 + eps); g and wtw
+    // are those of the current factors (left by loss_now)
+    wg = wt.transpose() * g;  // n x s
+    for (int rep = 0; rep < p.v_updates; ++rep) {
+      vm = (vm.array() * rsum.array() /
+            ((vm.array().rowwise() * m.transpose().array()) + wg.array() +
+             eps))
+               .matrix();
+    }
+    wtv = wt * vm;  // r x s
+    if (p.order == UpdateOrder::jacobi) prepare_w();
+    // coefficients: H_i <- H_i * W'X_i / (W'W H_i + (W'v_i) 1' + eps)
+    detail::for_chunks(cols, th, [&](Index c0, Index len) {
+      Vec den(k);
+      for (Index j = c0; j < c0 + len; ++j) {
+        den.noalias() = wtw * hm.col(j);
+        den += wtv.col(group[j]);
+        for (Index t = 0; t < k; ++t)
+          hm(t, j) *= wtx(t, j) / (den[t] + eps);
+      }
+    });
+    if (p.order == UpdateOrder::gauss_seidel) prepare_w();
+    // basis: W <- W * X H' / (sum_i v_i (H_i 1)' + W HH' + eps), row by row
+    detail::for_chunks(n, th, [&](Index r0, Index len) {
+      Vec den(k);
+      for (Index l = r0; l < r0 + len; ++l) {
+        den.noalias() = hht * wt.col(l);
+        den.noalias() += g * vm.row(l).transpose();
+        for (Index t = 0; t < k; ++t)
+          wt(t, l) *= xht(t, l) / (den[t] + eps);
+      }
+    });
+    x.left_mult(wt, wtx, th);
+    const double loss = loss_now();
+    res.loss.push_back(loss);
+    res.normalized_loss.push_back(x_norm > 0 ? loss / x_norm : 0.0);
+    res.iterations = it;
+    hooks.progress(it, loss);
+    if (!std::isfinite(loss)) {
+      res.status = Status::numerical_error;
+      break;
+    }
+    if (p.tol > 0 && prev - loss <= p.tol * prev) {
+      res.status = Status::converged;
+      break;
+    }
+    prev = loss;
+    if (hooks.check_interrupt()) {
+      res.status = Status::interrupted;
+      break;
+    }
+  }
+  res.W = wt.transpose();
+  return res;
+}
+
+}  // namespace nmfkit
