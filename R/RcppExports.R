@@ -17,3 +17,11 @@ r_nnls <- function(x, w, tol, max_passes, threads) {
     .Call(`_nmfkit_r_nnls`, x, w, tol, max_passes, threads)
 }
 
+r_stratified <- function(x, group, w, h, v, order, v_updates, control, callback) {
+    .Call(`_nmfkit_r_stratified`, x, group, w, h, v, order, v_updates, control, callback)
+}
+
+r_stratified_coef <- function(x, group, w, v, tol, max_passes, threads) {
+    .Call(`_nmfkit_r_stratified_coef`, x, group, w, v, tol, max_passes, threads)
+}
+

@@ -76,12 +76,50 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_stratified
+Rcpp::List r_stratified(SEXP x, const std::vector<int>& group, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, const Eigen::Map<Eigen::MatrixXd> v, std::string order, int v_updates, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_stratified(SEXP xSEXP, SEXP groupSEXP, SEXP wSEXP, SEXP hSEXP, SEXP vSEXP, SEXP orderSEXP, SEXP v_updatesSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type v(vSEXP);
+    Rcpp::traits::input_parameter< std::string >::type order(orderSEXP);
+    Rcpp::traits::input_parameter< int >::type v_updates(v_updatesSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_stratified(x, group, w, h, v, order, v_updates, control, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_stratified_coef
+Eigen::MatrixXd r_stratified_coef(SEXP x, const std::vector<int>& group, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> v, double tol, int max_passes, int threads);
+RcppExport SEXP _nmfkit_r_stratified_coef(SEXP xSEXP, SEXP groupSEXP, SEXP wSEXP, SEXP vSEXP, SEXP tolSEXP, SEXP max_passesSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const std::vector<int>& >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type v(vSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_passes(max_passesSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_stratified_coef(x, group, w, v, tol, max_passes, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 9},
     {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
+    {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
+    {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {NULL, NULL, 0}
 };
 

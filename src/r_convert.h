@@ -31,6 +31,23 @@ inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
   return p;
 }
 
+/// nmf_control() -> StratifiedParams. The control's tol applies only when
+/// the user set it (the reference code runs a fixed number of iterations);
+/// eps is the denominators' guard (the R layer fills in 1e-9).
+inline nmfkit::StratifiedParams stratified_params(const Rcpp::List& control,
+                                                  const std::string& order,
+                                                  int v_updates) {
+  nmfkit::StratifiedParams p;
+  p.order = order == "jacobi" ? nmfkit::UpdateOrder::jacobi
+                              : nmfkit::UpdateOrder::gauss_seidel;
+  p.v_updates = v_updates;
+  p.max_iter = ctrl_int(control, "max_iter");
+  p.tol = Rcpp::as<bool>(control["tol_set"]) ? ctrl_dbl(control, "tol") : 0.0;
+  p.eps = ctrl_dbl(control, "eps");
+  p.threads = ctrl_int(control, "threads");
+  return p;
+}
+
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData
 /// (a dgCMatrix), without copying x.
 template <class F>

@@ -15,6 +15,7 @@
 
 #include "data.hpp"
 #include "hooks.hpp"
+#include "nnls.hpp"
 #include "parallel.hpp"
 #include "types.hpp"
 
@@ -190,6 +191,29 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   }
   res.W = wt.transpose();
   return res;
+}
+
+/// Coefficients of new samples of known strata with W and V held fixed:
+/// for each column x_j of stratum g_j, argmin_{h >= 0} ||x_j - v_g - W h||,
+/// i.e. NNLS with right-hand side W'x_j - W'v_g, by coordinate descent from
+/// zero (see nnls_cd for tol and max_passes).
+template <class DataT>
+Mat stratified_coef(const DataT& x, const std::vector<int>& group,
+                    const Mat& w, const Mat& v, double tol, int max_passes,
+                    int threads) {
+  require(w.rows() == x.rows() && v.rows() == x.rows() &&
+              static_cast<Index>(group.size()) == x.cols(),
+          "stratified_coef: dimensions");
+  for (int gi : group)
+    require(gi >= 0 && gi < v.cols(), "stratified_coef: stratum label");
+  const Mat wt = w.transpose();
+  Mat b;
+  x.left_mult(wt, b, threads);
+  const Mat wtv = wt * v;
+  for (Index j = 0; j < b.cols(); ++j) b.col(j) -= wtv.col(group[j]);
+  Mat h = Mat::Zero(w.cols(), x.cols());
+  nnls_cd(h, wt * w, b, tol, max_passes, threads);
+  return h;
 }
 
 }  // namespace nmfkit

@@ -1,0 +1,262 @@
+#' Stratified NMF: shared topics plus a shift per stratum
+#'
+#' Data collected in strata (regions, periods, income groups, newsgroups)
+#' often share their topics while each stratum adds something of its own.
+#' Stratified NMF (Chapman, Yaniv and Needell, 2023) models stratum `i`, a
+#' features x samples matrix `X_i`, as
+#' \deqn{X_i \approx v_i 1^T + W H_i,}{X_i ~ v_i 1' + W H_i,}
+#' with one basis `W` shared by all strata, coefficients `H_i` for the
+#' samples of stratum `i`, and a nonnegative shift vector `v_i` (one value per
+#' feature) that is added to every sample of the stratum. It minimises
+#' \eqn{\sum_i ||X_i - v_i 1^T - W H_i||_F^2}{sum_i ||X_i - v_i 1' - W H_i||^2}.
+#' Read the shifts to see what makes each stratum different.
+#'
+#' The fit runs the paper's multiplicative updates. Each iteration updates
+#' every shift `v_updates` times (all with the same `W` and `H`), then the
+#' coefficients and the basis. `update_order = "gauss_seidel"` (the default)
+#' updates `W` from the new coefficients, as in the paper's Algorithm 1,
+#' whose Theorem 2 shows that the objective never increases;
+#' `"jacobi"` updates both from the old factors, as the authors' code does.
+#' `1e-9` (`nmf_control(eps = )`) is added to every denominator, and nothing
+#' to the numerators: an entry that reaches zero stays zero (for example the
+#' shift of a feature that is zero throughout its stratum).
+#'
+#' The paper stores samples as rows; nmfkit stores them as columns, so the
+#' paper's `H` is `t(W)` here and its `W(i)` is `t(H_i)`.
+#'
+#' The fit runs `control$max_iter` iterations, as the authors' code does,
+#' unless `tol` is set in [nmf_control()]: then it stops once an iteration
+#' lowers the loss by no more than `tol` times its value.
+#'
+#' Sparse input (`dgCMatrix`) stays sparse: the rank-one shift terms are never
+#' formed, the loss comes from small matrices. With one stratum only the model
+#' is NMF with a nonnegative offset per feature; this is allowed.
+#'
+#' @param x Either a list of nonnegative matrices (or numeric data frames or
+#'   `dgCMatrix`), one per stratum, with the same features in their rows and
+#'   samples in their columns, named by stratum (unnamed lists get names
+#'   `stratum1`, `stratum2`, ...); or one such matrix whose columns are the
+#'   samples of all strata, with `strata` saying which column belongs where.
+#' @param strata For a matrix `x`: a factor (or a character or integer vector)
+#'   with one entry per column of `x`, without missing values or unused
+#'   levels. Must be `NULL` when `x` is a list.
+#' @param rank Number of shared components, from 1 to `min(dim(x))`.
+#' @param update_order `"gauss_seidel"` or `"jacobi"`, see Details.
+#' @param v_updates Number of shift updates per iteration (the paper's `M`),
+#'   a whole number, at least 0 (0 keeps the shifts at their start).
+#' @param init `"random"`, the authors' start (shifts uniform on `[0, 1)`,
+#'   `W` and `H` uniform on `[0, 1)` divided by `sqrt(rank)`, drawn with R's
+#'   RNG), or a list `list(W = , H = , V = )` of starting factors (`H` with
+#'   columns in the order of the samples of `x`, `V` features x strata).
+#' @param control Solver settings from [nmf_control()]: `max_iter` (default
+#'   100), `threads`, `verbose`, `tol` (see Details) and the extra `eps`
+#'   (default `1e-9`).
+#' @return An object of class `c("nmfkit_stratified", "nmfkit")`, a list with
+#'   `W` (features x `rank`, the shared basis), `H` (`rank` x samples, columns
+#'   in the order of `x`, or of the list's matrices one after another), `V`
+#'   (features x strata, columns named by stratum), `strata` (the stratum of
+#'   each sample, a factor), `loss` (the square root of the objective after
+#'   each iteration), `normalized_loss` (`loss` divided by the Frobenius norm
+#'   of all the data, the paper's normalised loss), `initial_loss` (the loss
+#'   of the starting factors), `update_order`, `v_updates` and the fields of
+#'   every nmfkit model. The data are kept (by reference) for [fitted()] and
+#'   [residuals()].
+#' @references Chapman, J., Yaniv, Y. and Needell, D. (2023). Stratified-NMF
+#'   for heterogeneous data. 57th Asilomar Conference on Signals, Systems, and
+#'   Computers. \doi{10.48550/arXiv.2311.10789}
+#' @seealso [predict.nmfkit_stratified()], [plot.nmfkit_stratified()],
+#'   [top_features()], [summary.nmfkit_stratified()].
+#' @examples
+#' # three strata sharing two topics, each with its own shift
+#' set.seed(1)
+#' W <- matrix(runif(20 * 2), 20, 2)
+#' x <- lapply(1:3, function(i) {
+#'   W %*% matrix(runif(2 * 30), 2, 30) + i * (1:20 == 5 * i)
+#' })
+#' names(x) <- c("a", "b", "c")
+#' fit <- nmf_stratified(x, rank = 2, control = nmf_control(max_iter = 500))
+#' fit
+#' round(fit$V[c(5, 10, 15), ], 2)
+#'
+#' # the same data as one matrix and a factor
+#' fit2 <- nmf_stratified(do.call(cbind, x), strata = rep(names(x), each = 30),
+#'                        rank = 2)
+#' @export
+nmf_stratified <- function(x, strata = NULL, rank,
+                           update_order = c("gauss_seidel", "jacobi"),
+                           v_updates = 2, init = "random",
+                           control = nmf_control(max_iter = 100)) {
+  call <- match.call()
+  input <- stratified_input(x, strata)
+  x <- input$x
+  rank <- check_rank(rank, min(dim(x)))
+  update_order <- rlang::arg_match(update_order)
+  v_updates <- check_count(v_updates, min = 0)
+  control <- check_control(control, default = nmf_control(max_iter = 100))
+  control$eps <- check_number(if (is.null(control$eps)) 1e-9 else control$eps,
+                              min = 0, arg = "control$eps", what = "control")
+  start <- stratified_init(x, nlevels(input$strata), rank, init)
+
+  fit <- r_stratified(x, input$group, start$W, start$H, start$V,
+                      update_order, v_updates, control,
+                      progress_callback(control))
+  warn_status(fit$status, control, fit$iterations, call)
+  V <- fit$V
+  dimnames(V) <- list(rownames(x), levels(input$strata))
+  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
+             control, variant = "stratified", x = x, dimnames = dimnames(x),
+             loss_name = "loss", V = V, strata = input$strata,
+             normalized_loss = fit$normalized_loss,
+             initial_loss = fit$initial_loss, update_order = update_order,
+             v_updates = v_updates, image_dim = input$image_dim)
+}
+
+# Input of nmf_stratified() and predict(): a list of strata, or a matrix and
+# a factor over its columns. Returns list(x = one matrix with all samples,
+# strata = factor, group = 0-based integer stratum per column, image_dim).
+# With `levels` (predict), strata must be among these known levels.
+stratified_input <- function(x, strata, levels = NULL, arg = "x",
+                             call = rlang::caller_env()) {
+  if (is.list(x) && !is.data.frame(x)) {
+    if (!is.null(strata)) {
+      abort_nmfkit(c("{.arg strata} must be {.code NULL} when {.arg {arg}} is a list of strata.",
+                     "i" = "The list's names are the strata."),
+                   "strata", call = call)
+    }
+    parts <- stratified_list(x, arg, call)
+    image_dim <- attr(x[[1]], "image_dim")
+    strata <- factor(rep(names(parts), vapply(parts, ncol, integer(1))),
+                     levels = names(parts))
+    x <- if (length(parts) == 1L) parts[[1]] else do.call(cbind, unname(parts))
+    if (is.null(levels)) check_some_nonzero(x, arg, call)
+  } else {
+    image_dim <- attr(x, "image_dim")
+    x <- if (is.null(levels)) check_data(x, arg = arg, call = call)
+         else check_data(x, arg = arg, call = call, allow_zero_matrix = TRUE)
+    strata <- check_strata(strata, ncol(x), is.null(levels), call)
+  }
+  if (!is.null(levels)) strata <- match_strata(strata, levels, call)
+  list(x = x, strata = strata, group = as.integer(strata) - 1L,
+       image_dim = image_dim)
+}
+
+# The strata of a list input, checked and made one type (all dgCMatrix when
+# any is sparse).
+stratified_list <- function(x, arg, call) {
+  if (!length(x)) {
+    abort_nmfkit(c("{.arg {arg}} must hold at least one stratum.",
+                   "x" = "It is an empty list."), "strata", call = call)
+  }
+  nm <- names(x)
+  if (is.null(nm)) nm <- paste0("stratum", seq_along(x))
+  if (anyNA(nm) || any(nm == "") || anyDuplicated(nm)) {
+    bad <- unique(nm[is.na(nm) | nm == "" | duplicated(nm)])
+    abort_nmfkit(c("The strata in {.arg {arg}} must have distinct, non-empty names.",
+                   "x" = "Found {.val {bad}}."), "strata", call = call)
+  }
+  names(x) <- nm
+  parts <- lapply(nm, function(s) {
+    el <- x[[s]]
+    el_arg <- sprintf("%s[[\"%s\"]]", arg, s)
+    if (!is.null(dim(el)) && length(dim(el)) == 2L && ncol(el) == 0L) {
+      abort_nmfkit(c("Every stratum must have at least one sample (column).",
+                     "x" = "Stratum {.val {s}} ({.arg {el_arg}}) has none."),
+                   "strata", call = call)
+    }
+    check_data(el, arg = el_arg, call = call, allow_zero_matrix = TRUE)
+  })
+  names(parts) <- nm
+  rows <- vapply(parts, nrow, integer(1))
+  if (length(unique(rows)) > 1L) {
+    abort_nmfkit(c("All strata in {.arg {arg}} must have the same number of rows (features).",
+                   "x" = "Row counts: {paste0(nm, ' ', rows, collapse = ', ')}.",
+                   "i" = "Columns are samples; transpose with {.fn t} if your samples are rows."),
+                 "dimension", call = call)
+  }
+  if (any(vapply(parts, inherits, logical(1), "dgCMatrix"))) {
+    parts <- lapply(parts, function(p) methods::as(p, "CsparseMatrix"))
+  }
+  parts
+}
+
+check_some_nonzero <- function(x, arg, call) {
+  vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  if (!any(vals != 0)) {
+    abort_nmfkit(c("{.arg {arg}} must have at least one nonzero entry.",
+                   "x" = "All strata are zero."), "zero", call = call)
+  }
+}
+
+# The `strata` factor of a matrix input.
+check_strata <- function(strata, n_samples, fitting, call) {
+  if (is.null(strata)) {
+    abort_nmfkit(c("{.arg strata} must say which stratum each column of {.arg x} belongs to.",
+                   "i" = "Pass a factor with one entry per column, or a list of matrices as {.arg x}."),
+                 "strata", call = call)
+  }
+  if (!(is.factor(strata) || is.character(strata) || is.numeric(strata)) ||
+      !is.null(dim(strata))) {
+    abort_nmfkit(c("{.arg strata} must be a factor or a character or integer vector.",
+                   "x" = "It is {.obj_type_friendly {strata}}."),
+                 "strata", call = call)
+  }
+  if (length(strata) != n_samples) {
+    abort_nmfkit(c("{.arg strata} must have one entry per column of {.arg x} ({n_samples}).",
+                   "x" = "It has {length(strata)} entr{?y/ies}."),
+                 "strata", call = call)
+  }
+  if (anyNA(strata)) {
+    abort_nmfkit(c("{.arg strata} must not contain missing values.",
+                   "x" = "It has {sum(is.na(strata))} NA{?s}; the first at position {which(is.na(strata))[1]}."),
+                 "strata", call = call)
+  }
+  if (!is.factor(strata)) strata <- factor(strata)
+  empty <- levels(strata)[tabulate(strata, nlevels(strata)) == 0L]
+  if (fitting && length(empty)) {
+    abort_nmfkit(c("Every stratum must have at least one sample.",
+                   "x" = "{cli::qty(length(empty))}Level{?s} {.val {empty}} of {.arg strata} {?has/have} no samples.",
+                   "i" = "Drop unused levels with {.fn droplevels}."),
+                 "strata", call = call)
+  }
+  strata
+}
+
+# Strata of new samples, recoded to the levels of the fit.
+match_strata <- function(strata, levels, call) {
+  lab <- as.character(strata)
+  unknown <- setdiff(unique(lab), levels)
+  if (length(unknown)) {
+    abort_nmfkit(c("The strata of {.arg newdata} must be strata of the fit.",
+                   "x" = "{cli::qty(length(unknown))}Unknown strat{?um/a}: {.val {unknown}}.",
+                   "i" = "The fit has {.val {levels}}."),
+                 "strata", call = call)
+  }
+  factor(lab, levels = levels)
+}
+
+# Starting factors: the authors' uniform draws, or the user's list.
+stratified_init <- function(x, n_strata, rank, init, call = rlang::caller_env()) {
+  n <- nrow(x)
+  m <- ncol(x)
+  if (is.list(init)) {
+    if (!all(c("W", "H", "V") %in% names(init))) {
+      abort_nmfkit(c("A user {.arg init} must be a list with elements {.field W}, {.field H} and {.field V}.",
+                     "x" = "It has {?no names/names {.val {names(init)}}}."),
+                   "init", call = call)
+    }
+    return(list(
+      W = check_factor_matrix(init$W, n, rank, "init$W", call),
+      H = check_factor_matrix(init$H, rank, m, "init$H", call),
+      V = check_factor_matrix(init$V, n, n_strata, "init$V", call)
+    ))
+  }
+  if (!identical(init, "random")) {
+    abort_nmfkit(c("{.arg init} must be {.val random} or a list(W = , H = , V = ).",
+                   "x" = "It is {.obj_type_friendly {init}}."),
+                 "init", call = call)
+  }
+  V <- matrix(stats::runif(n * n_strata), n, n_strata)
+  H <- matrix(stats::runif(rank * m), rank, m) / sqrt(rank)
+  W <- matrix(stats::runif(n * rank), n, rank) / sqrt(rank)
+  list(W = W, H = H, V = V)
+}
