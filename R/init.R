@@ -9,7 +9,7 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
   if (is.list(init)) {
     if (!all(c("W", "H") %in% names(init))) {
       abort_nmfkit(c("A user {.arg {arg}} must be a list with elements {.field W} and {.field H}.",
-                     "x" = "It has {?no names/names {.val {names(init)}}}."),
+                     "x" = if (is.null(names(init))) "It has no names." else "It has names {.val {names(init)}}."),
                    "init", call = call)
     }
     return(list(

@@ -81,7 +81,7 @@ stratified_parts <- function(object, x) {
   col_sq <- if (inherits(x, "dgCMatrix")) Matrix::colSums(x^2) else colSums(x^2)
   sq_norm <- as.vector(col_sq %*% ind)
   row_sums <- as.matrix(x %*% ind)                  # features x strata
-  wtx <- as.matrix(crossprod(W, x))                 # rank x samples
+  wtx <- as.matrix(Matrix::crossprod(W, x))                 # rank x samples
   hsum <- as.matrix(H %*% ind)                      # rank x strata
   wtv <- crossprod(W, V)
   wtw <- crossprod(W)

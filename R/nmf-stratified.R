@@ -174,7 +174,9 @@ stratified_list <- function(x, arg, call) {
                  "dimension", call = call)
   }
   if (any(vapply(parts, inherits, logical(1), "dgCMatrix"))) {
-    parts <- lapply(parts, function(p) methods::as(p, "CsparseMatrix"))
+    parts <- lapply(parts, function(p) {
+      if (inherits(p, "dgCMatrix")) p else as_dgc(Matrix::Matrix(p, sparse = TRUE), arg, call)
+    })
   }
   parts
 }
@@ -241,7 +243,7 @@ stratified_init <- function(x, n_strata, rank, init, call = rlang::caller_env())
   if (is.list(init)) {
     if (!all(c("W", "H", "V") %in% names(init))) {
       abort_nmfkit(c("A user {.arg init} must be a list with elements {.field W}, {.field H} and {.field V}.",
-                     "x" = "It has {?no names/names {.val {names(init)}}}."),
+                     "x" = if (is.null(names(init))) "It has no names." else "It has names {.val {names(init)}}."),
                    "init", call = call)
     }
     return(list(
