@@ -242,8 +242,10 @@ stratified_init <- function(x, n_strata, rank, init, call = rlang::caller_env())
   m <- ncol(x)
   if (is.list(init)) {
     if (!all(c("W", "H", "V") %in% names(init))) {
+      found <- if (is.null(names(init))) "no names" else
+        cli::format_inline("names {.val {names(init)}}")
       abort_nmfkit(c("A user {.arg init} must be a list with elements {.field W}, {.field H} and {.field V}.",
-                     "x" = if (is.null(names(init))) "It has no names." else "It has names {.val {names(init)}}."),
+                     "x" = "It has {found}."),
                    "init", call = call)
     }
     return(list(
