@@ -11,9 +11,10 @@ print_extra.nmfkit_stratified <- function(x, digits = 4L, ...) {
               paste0(names(shown), " (", shown, ")", collapse = ", "), more))
   final <- if (length(x$normalized_loss))
     format(utils::tail(x$normalized_loss, 1), digits = digits) else "none"
-  cat(sprintf("normalised loss: %s; %s updates, %d shift update%s per iteration\n",
-              final, sub("_", "-", x$update_order), x$v_updates,
-              if (x$v_updates == 1L) "" else "s"))
+  cat(sprintf(
+    "normalised loss: %s; %s updates, %d shift update%s per iteration\n",
+    final, sub("_", "-", x$update_order), x$v_updates,
+    if (x$v_updates == 1L) "" else "s"))
   invisible(NULL)
 }
 
@@ -56,7 +57,8 @@ summary.nmfkit_stratified <- function(object, ...) {
 
 #' @rdname summary.nmfkit_stratified
 #' @export
-print.summary.nmfkit_stratified <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.nmfkit_stratified <- function(
+    x, digits = max(3L, getOption("digits") - 3L), ...) {
   NextMethod()
   cat("Strata (shift share of the fit, normalised loss):\n")
   tab <- x$strata

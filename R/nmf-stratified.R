@@ -175,7 +175,8 @@ stratified_list <- function(x, arg, call) {
   }
   if (any(vapply(parts, inherits, logical(1), "dgCMatrix"))) {
     parts <- lapply(parts, function(p) {
-      if (inherits(p, "dgCMatrix")) p else as_dgc(Matrix::Matrix(p, sparse = TRUE), arg, call)
+      if (inherits(p, "dgCMatrix")) return(p)
+      as_dgc(Matrix::Matrix(p, sparse = TRUE), arg, call)
     })
   }
   parts
@@ -237,7 +238,8 @@ match_strata <- function(strata, levels, call) {
 }
 
 # Starting factors: the authors' uniform draws, or the user's list.
-stratified_init <- function(x, n_strata, rank, init, call = rlang::caller_env()) {
+stratified_init <- function(x, n_strata, rank, init,
+                            call = rlang::caller_env()) {
   n <- nrow(x)
   m <- ncol(x)
   if (is.list(init)) {

@@ -4,9 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <nmfkit/stratified.hpp>
 #include <random>
 #include <vector>
+
+#include "helpers.hpp"
 
 using nmfkit::Mat;
 using nmfkit::SpMat;
@@ -20,35 +21,29 @@ struct Problem {
   Mat w, h, v;             // starting factors
 };
 
-Mat runif(std::mt19937& gen, nmfkit::Index r, nmfkit::Index c,
-          double lo = 0.0, double hi = 1.0) {
-  std::uniform_real_distribution<double> u(lo, hi);
-  Mat m(r, c);
-  for (nmfkit::Index j = 0; j < c; ++j)
-    for (nmfkit::Index i = 0; i < r; ++i) m(i, j) = u(gen);
-  return m;
-}
-
 // Planted model X_i = v_i 1' + W H_i with strata interleaved over the
 // columns, some entries zeroed (so the sparse path has real zeros).
 Problem make_problem(unsigned seed, int n = 30, int s = 3, int per = 12,
                      int k = 3, double drop = 0.0) {
+  using nmfkit_test::runif;
   std::mt19937 gen(seed);
   Problem p;
   const int cols = s * per;
   p.group.resize(cols);
   for (int j = 0; j < cols; ++j) p.group[j] = (j * 7 + j / 5) % s;
-  const Mat wt = runif(gen, n, k), ht = runif(gen, k, cols);
-  const Mat vt = runif(gen, n, s);
+  const Mat wt = runif(n, k, 10 * seed + 1);
+  const Mat ht = runif(k, cols, 10 * seed + 2);
+  const Mat vt = runif(n, s, 10 * seed + 3);
   p.x = wt * ht;
-  for (int j = 0; j < cols; ++j) p.x.col(j) += (p.group[j] + 1.0) * vt.col(p.group[j]);
+  for (int j = 0; j < cols; ++j)
+    p.x.col(j) += (p.group[j] + 1.0) * vt.col(p.group[j]);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int j = 0; j < cols; ++j)
     for (int i = 0; i < n; ++i)
       if (u(gen) < drop) p.x(i, j) = 0.0;
-  p.v = runif(gen, n, s);
-  p.h = runif(gen, k, cols) / std::sqrt(double(k));
-  p.w = runif(gen, n, k) / std::sqrt(double(k));
+  p.v = runif(n, s, 10 * seed + 4);
+  p.h = runif(k, cols, 10 * seed + 5) / std::sqrt(double(k));
+  p.w = runif(n, k, 10 * seed + 6) / std::sqrt(double(k));
   return p;
 }
 
@@ -213,19 +208,18 @@ TEST_CASE("stratified: tol stops on a stalled loss; interrupts stop") {
   par.tol = 1e-3;
   const nmfkit::DenseData data(p.x);
   nmfkit::NullHooks none;
-  const auto r = nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, none);
+  const auto r =
+      nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, none);
   CHECK(r.status == nmfkit::Status::converged);
   CHECK(r.iterations < 5000);
 
-  struct StopAt3 {
-    int calls = 0;
-    bool check_interrupt() { return ++calls >= 3; }
-    void progress(int, double) {}
-  } stop;
+  nmfkit_test::StopAfter stop{3};
   par.tol = 0.0;
-  const auto q = nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, stop);
+  const auto q =
+      nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, stop);
   CHECK(q.status == nmfkit::Status::interrupted);
   CHECK(q.iterations == 3);
+  CHECK(stop.progress_calls == 3);
 }
 
 TEST_CASE("stratified: bad input throws invalid_argument") {

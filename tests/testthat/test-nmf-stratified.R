@@ -172,8 +172,9 @@ test_that("top_features ranks shifts and basis vectors, largest first", {
   for (k in names(x)) {
     sub <- top[top$stratum == k, ]
     expect_identical(sub$rank, 1:3)
-    expect_identical(sub$value, unname(sort(fit$V[, k], decreasing = TRUE)[1:3]))
-    expect_identical(sub$feature, names(sort(fit$V[, k], decreasing = TRUE))[1:3])
+    sorted <- sort(fit$V[, k], decreasing = TRUE)[1:3]
+    expect_identical(sub$value, unname(sorted))
+    expect_identical(sub$feature, names(sorted))
   }
   basis <- top_features(fit, n = 100, which = "basis")
   expect_named(basis, c("component", "rank", "feature", "value"))
