@@ -110,6 +110,7 @@ nmfkit::StratifiedResult fit(const Problem& p, int iters,
                              nmfkit::UpdateOrder order, int threads = 1,
                              bool sparse = false) {
   nmfkit::StratifiedParams par;
+  par.min_parallel_work = 0;  // exercise the threads on small problems
   par.order = order;
   par.max_iter = iters;
   par.threads = threads;

@@ -129,11 +129,13 @@ test_that("predict on the training data recovers the coefficients", {
 
 test_that("results are reproducible and equal for 1 and 2 threads", {
   set.seed(6)
-  x <- stratified_synthetic(s = 3, m = 150, n = 120, r = 4)
+  # large enough (nnz x rank >= 2^20) for the core to use the threads
+  x <- stratified_synthetic(s = 3, m = 400, n = 400, r = 4)
   xs <- lapply(x, function(m) {
     m[m < 1.2] <- 0
     Matrix::Matrix(m, sparse = TRUE)
   })
+  expect_gt(4 * sum(vapply(xs, function(m) length(m@x), 1)), 2^20)
   for (data in list(x, xs)) {
     fits <- lapply(c(1L, 2L, 1L), function(th) {
       set.seed(11)

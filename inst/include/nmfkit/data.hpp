@@ -16,6 +16,8 @@ class DenseData {
   Index rows() const { return x_.rows(); }
   Index cols() const { return x_.cols(); }
   double sq_norm() const { return x_.squaredNorm(); }
+  /// Entries a product with X touches: all of them.
+  Index nnz() const { return x_.rows() * x_.cols(); }
   const Eigen::Ref<const Mat>& dense() const { return x_; }
 
   /// B = A X (A is k x m; B is k x n).
@@ -72,6 +74,8 @@ class SparseData {
     return s;
   }
   const SpT& sparse() const { return x_; }
+  /// Entries a product with X touches: the stored nonzeros.
+  Index nnz() const { return x_.nonZeros(); }
 
   /// B = A X (A is k x m; B is k x n).
   void left_mult(const Mat& a, Mat& b, int threads) const {

@@ -34,6 +34,11 @@ struct StratifiedParams {
   double eps = 1e-9;   // added to every denominator (the code's tol)
   double tol = 0.0;    // > 0: stop when the loss falls by <= tol relatively
   int threads = 1;
+  // Below this many multiply-adds per large product (nnz(X) * rank) the fit
+  // runs on one thread: a small iteration is over before threads would
+  // have synchronised (and on a busy machine each parallel region can wait
+  // a whole time slice). Results do not depend on it (chunks are fixed).
+  double min_parallel_work = 1 << 20;
 };
 
 /// Result: W (features x r), H (r x samples, the caller's column order),
@@ -104,7 +109,11 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
               p.threads >= 1,
           "stratified_nmf: params");
 
-  const int th = p.threads;
+  const int th =
+      static_cast<double>(x.nnz()) * static_cast<double>(k) >=
+              p.min_parallel_work
+          ? p.threads
+          : 1;
   const double eps = p.eps;
   StratifiedResult res;
   Mat wt = w.transpose();  // r x n: a row of W per column, contiguous
