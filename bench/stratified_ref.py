@@ -5,8 +5,8 @@ Samples are rows, as in the paper.
 
 Usage: python3 stratified_ref.py DIR ITERS
 DIR holds A_<i>.txt (m_i x n), W_<i>.txt (m_i x r), H.txt (r x n),
-V.txt (s x n) as whitespace-separated text. Prints the seconds spent in the
-iterations and writes DIR/loss.txt and the final factors.
+V.txt (s x n) as whitespace-separated text. Prints the CPU and elapsed seconds
+spent in the iterations and writes DIR/loss.txt and the final factors.
 """
 import sys
 import time
@@ -50,8 +50,9 @@ def main():
     A = [np.loadtxt(f"{d}/A_{i}.txt", ndmin=2) for i in range(s)]
     W = [np.loadtxt(f"{d}/W_{i}.txt", ndmin=2) for i in range(s)]
     H = np.loadtxt(f"{d}/H.txt", ndmin=2)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     V, W, H, losses = run(A, V, W, H, iters)
+    print(time.process_time() - c0)
     print(time.perf_counter() - t0)
     np.savetxt(f"{d}/loss.txt", losses)
     np.savetxt(f"{d}/V_out.txt", V)

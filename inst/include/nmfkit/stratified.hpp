@@ -159,24 +159,18 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
     if (p.order == UpdateOrder::jacobi) prepare_w();
     // coefficients: H_i <- H_i * W'X_i / (W'W H_i + (W'v_i) 1' + eps)
     detail::for_chunks(cols, th, [&](Index c0, Index len) {
-      Vec den(k);
-      for (Index j = c0; j < c0 + len; ++j) {
-        den.noalias() = wtw * hm.col(j);
-        den += wtv.col(group[j]);
-        for (Index t = 0; t < k; ++t)
-          hm(t, j) *= wtx(t, j) / (den[t] + eps);
-      }
+      Mat den = wtw * hm.middleCols(c0, len);
+      for (Index j = 0; j < len; ++j) den.col(j) += wtv.col(group[c0 + j]);
+      hm.middleCols(c0, len).array() *=
+          wtx.middleCols(c0, len).array() / (den.array() + eps);
     });
     if (p.order == UpdateOrder::gauss_seidel) prepare_w();
     // basis: W <- W * X H' / (sum_i v_i (H_i 1)' + W HH' + eps), row by row
     detail::for_chunks(n, th, [&](Index r0, Index len) {
-      Vec den(k);
-      for (Index l = r0; l < r0 + len; ++l) {
-        den.noalias() = hht * wt.col(l);
-        den.noalias() += g * vm.row(l).transpose();
-        for (Index t = 0; t < k; ++t)
-          wt(t, l) *= xht(t, l) / (den[t] + eps);
-      }
+      Mat den = hht * wt.middleCols(r0, len);
+      den.noalias() += g * vm.middleRows(r0, len).transpose();
+      wt.middleCols(r0, len).array() *=
+          xht.middleCols(r0, len).array() / (den.array() + eps);
     });
     x.left_mult(wt, wtx, th);
     const double loss = loss_now();
