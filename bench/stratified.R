@@ -57,6 +57,7 @@ fit_time <- function(order, threads) {
   list(fit = fit, time = t1[["elapsed"]],
        cpu = t1[["user.self"]] + t1[["sys.self"]])
 }
+invisible(fit_time("jacobi", 1L))  # warm-up, untimed
 # threads = 2 on this small problem: the core keeps one thread (see
 # StratifiedParams::min_parallel_work), so it should match threads = 1.
 runs <- list(jacobi_1 = fit_time("jacobi", 1L),

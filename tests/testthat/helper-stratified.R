@@ -33,3 +33,24 @@ stratified_direct_loss <- function(fit, x) {
   r <- as.matrix(x) - fit$W %*% fit$H - fit$V[, fit$strata]
   sqrt(sum(r^2))
 }
+
+# The spec's California housing strata (datasets.get_california_housing_
+# dataset) rebuilt from MMAC's block groups: the six variables as features,
+# strata on median income (low < 1.5, 4.5 < medium < 5, high > 10).
+california_strata <- function() {
+  env <- new.env()
+  utils::data("CaliforniaHousing", package = "MMAC", envir = env)
+  ch <- env$CaliforniaHousing
+  d <- data.frame(MedInc = ch$MedianIncome, HouseAge = ch$Age,
+                  AveRooms = ch$Rooms / ch$Households,
+                  AveBedrms = ch$Bedrooms / ch$Households,
+                  Population = ch$Population,
+                  AveOccup = ch$Population / ch$Households)
+  inc <- d$MedInc
+  g <- ifelse(inc < 1.5, "low",
+              ifelse(inc > 4.5 & inc < 5, "medium",
+                     ifelse(inc > 10, "high", NA)))
+  keep <- !is.na(g)
+  list(x = t(as.matrix(d[keep, ])),
+       strata = factor(g[keep], levels = c("low", "medium", "high")))
+}

@@ -13,6 +13,26 @@ test_that("synthetic experiment meets the spec's acceptance test", {
   expect_true(all(abs(v_means - (1:4 - 0.5)) < 0.45))
 })
 
+test_that("California housing strata reproduce the paper's shift table", {
+  skip_if_not_installed("MMAC")
+  d <- california_strata()
+  expect_identical(as.vector(table(d$strata)), c(807L, 1482L, 305L))
+  set.seed(1)
+  fit <- nmf_stratified(d$x, d$strata, rank = 5)
+  # stored normalised loss at iteration 99: 0.0461 (one unseeded run)
+  expect_gt(utils::tail(fit$normalized_loss, 1), 0.040)
+  expect_lt(utils::tail(fit$normalized_loss, 1), 0.052)
+  # Figure 3: drop AveOccup, each variable normalised across the strata
+  v <- fit$V[rownames(fit$V) != "AveOccup", ]
+  share <- v / rowSums(v)
+  paper <- rbind(MedInc = c(0.067, 0.265, 0.668),
+                 HouseAge = c(0.367, 0.302, 0.331),
+                 AveRooms = c(0.232, 0.323, 0.445),
+                 AveBedrms = c(0.355, 0.328, 0.317),
+                 Population = c(0.207, 0.551, 0.242))
+  expect_lt(max(abs(share - paper)), 0.01)
+})
+
 test_that("loss never increases under either order and is the residual norm", {
   set.seed(1)
   x <- stratified_small()
