@@ -36,6 +36,17 @@ enum class ShiftGroup { torus2d, circular1d };
 enum class FftPlanner { estimate, measure };
 
 namespace detail {
+// Complex products written out: std::complex's operator* calls the C99
+// NaN/Inf recovery routine (__muldc3) unless -ffast-math, several times
+// slower than these four multiplications.
+inline Cplx mul(Cplx a, Cplx b) {
+  return {a.real() * b.real() - a.imag() * b.imag(),
+          a.real() * b.imag() + a.imag() * b.real()};
+}
+inline Cplx mul_conj(Cplx a, Cplx b) {  // a * conj(b)
+  return {a.real() * b.real() + a.imag() * b.imag(),
+          a.imag() * b.real() - a.real() * b.imag()};
+}
 struct FftwFree {
   void operator()(void* p) const { fftw_free(p); }
 };
@@ -142,7 +153,8 @@ class Fft {
   void correlate(const Cplx* v_hat, const Cplx* w_hat, FftWork& work) const {
     const double scale = 1.0 / double(n());
     Cplx* p = work.spec.data();
-    for (Index i = 0; i < nc_; ++i) p[i] = scale * v_hat[i] * std::conj(w_hat[i]);
+    for (Index i = 0; i < nc_; ++i)
+      p[i] = scale * detail::mul_conj(v_hat[i], w_hat[i]);
     inverse(p, work.real.data());
   }
 
@@ -154,7 +166,7 @@ class Fft {
       const Index len = n();
       Index m = 0;
       for (Index k = 0; k < nc_; ++k) {
-        dst[k] += alpha * phase_a_[m] * src[k];
+        dst[k] += alpha * detail::mul(phase_a_[m], src[k]);
         m += g;
         if (m >= len) m -= len;
       }
@@ -168,7 +180,7 @@ class Fft {
       Cplx* d = dst + lam * half;
       Index ma = 0;
       for (Index kap = 0; kap < half; ++kap) {
-        d[kap] += pb * phase_a_[ma] * s[kap];
+        d[kap] += detail::mul(detail::mul(pb, phase_a_[ma]), s[kap]);
         ma += a;
         if (ma >= r_) ma -= r_;
       }
