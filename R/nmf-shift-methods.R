@@ -155,7 +155,7 @@ plot.nmfkit_shift <- function(x, type = c("basis", "placements", "coef",
   images <- check_plot_images(images, ncol(data))
   inst <- instances(x)
   inst <- inst[inst$image %in% images & inst$atom %in% comp, , drop = FALSE]
-  cols <- grDevices::hcl.colors(max(3L, x$rank), "Dark 3")
+  cols <- grDevices::hcl.colors(max(3L, x$rank), "Set 2")
   plot_images(as.matrix(data)[, images, drop = FALSE], x$image_dim,
               titles = paste("image", images), ...,
               after = function(k) {
@@ -203,7 +203,7 @@ outline_atom <- function(fit, t, row, col, colour) {
   lf <- edge(0L, -1L); rt <- edge(0L, 1L)
   seg <- function(sel, x0, y0, x1, y1) {
     if (any(sel)) graphics::segments(x0[sel], y0[sel], x1[sel], y1[sel],
-                                     col = colour, lwd = 1.6)
+                                     col = colour, lwd = 3)
   }
   seg(up, cx(j) - dx / 2, cy(i) + dy / 2, cx(j) + dx / 2, cy(i) + dy / 2)
   seg(dn, cx(j) - dx / 2, cy(i) - dy / 2, cx(j) + dx / 2, cy(i) - dy / 2)

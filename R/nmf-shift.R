@@ -184,7 +184,53 @@ fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
   fit <- r_shift_nmf(x, image_dim, shift, w_step, inner, starts, control,
                      progress_callback(control))
   storage.mode(fit$G) <- "integer"
+  centre_atoms(fit, image_dim, shift)
+}
+
+# Moves each atom to the middle of its frame (an exact reparametrisation:
+# w -> S_c w, g -> g - c), so that atoms do not show split across the edges.
+# c puts the atom's support (pixels >= half its maximum) centred, the
+# largest empty run of rows and of columns (of pixels, for circular1d)
+# straddling the edges.
+centre_atoms <- function(fit, image_dim, shift) {
+  r <- image_dim[1]
+  s <- image_dim[2]
+  n <- r * s
+  for (t in seq_len(ncol(fit$W))) {
+    w <- fit$W[, t]
+    if (!any(w > 0)) next
+    mask <- w >= 0.5 * max(w)
+    c <- if (shift == "circular1d") {
+      centring_offset(mask, n)
+    } else {
+      m <- matrix(mask, r, s)
+      centring_offset(rowSums(m) > 0, r) + r * centring_offset(colSums(m) > 0, s)
+    }
+    if (c == 0L) next
+    fit$W[, t] <- r_shift_reconstruct(cbind(w), image_dim, shift, 0L, 0L, 1,
+                                      as.integer(c), 1L)
+    fit$G[t, ] <- compose_shifts(fit$G[t, ], inverse_shift(c, image_dim, shift),
+                                 image_dim, shift)
+  }
   fit
+}
+
+# Cyclic offset that centres the occupied positions of `on` (length len).
+centring_offset <- function(on, len) {
+  idx <- which(on) - 1L
+  if (!length(idx) || length(idx) == len) return(0L)
+  gaps <- c(diff(idx), idx[1] + len - idx[length(idx)]) - 1L
+  k <- which.max(gaps)
+  start <- idx[k %% length(idx) + 1L]
+  extent <- len - gaps[k]
+  as.integer(((len - extent) %/% 2L - start) %% len)
+}
+
+inverse_shift <- function(g, image_dim, shift) {
+  r <- image_dim[1]
+  s <- image_dim[2]
+  if (shift == "circular1d") return(as.integer((r * s - g) %% (r * s)))
+  as.integer((r - g %% r) %% r + r * ((s - g %/% r) %% s))
 }
 
 shift_starts <- function(n, m, rank, restarts, h_start) {
