@@ -43,8 +43,13 @@
 #' Settings read from `control` (see [nmf_control()]): `max_iter` (default
 #' 30), `tol`, `threads`, `verbose`, and the extras `h_start` (`"random"`,
 #' the paper's start, or `"zero"`, where the first sweep matches each atom
-#' greedily), `fft_planner` (`"estimate"` or `"measure"`), `keep` and
-#' `instance_threshold`.
+#' greedily), `fft_planner`, `keep` and `instance_threshold`.
+#' `fft_planner = "estimate"` (default) plans the FFTs without timing them,
+#' so a fit is reproducible bit for bit; `"measure"` lets FFTW time its
+#' algorithms once per image size (up to 2.7 times faster FFTs for some
+#' sizes, such as 30 x 30), but FFTW keeps that choice for the rest of the R
+#' session, also for later `"estimate"` plans of that size, and a different
+#' algorithm can change the last bits of a fit.
 #'
 #' @param x A nonnegative numeric matrix (pixels x images) or numeric data
 #'   frame; no image may be all zero.
