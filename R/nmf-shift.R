@@ -99,7 +99,9 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
   w_step <- rlang::arg_match(w_step)
   inner <- check_count(inner, min = 1)
   restarts <- check_count(restarts, min = 1)
-  if (!is.null(instances)) instances <- check_instances(instances, rank, nrow(x))
+  if (!is.null(instances)) {
+    instances <- check_instances(instances, rank, nrow(x))
+  }
   control <- check_shift_control(control)
   check_flag(keep_data)
 
@@ -209,7 +211,8 @@ centre_atoms <- function(fit, image_dim, shift) {
       centring_offset(mask, n)
     } else {
       m <- matrix(mask, r, s)
-      centring_offset(rowSums(m) > 0, r) + r * centring_offset(colSums(m) > 0, s)
+      centring_offset(rowSums(m) > 0, r) +
+        r * centring_offset(colSums(m) > 0, s)
     }
     if (c == 0L) next
     fit$W[, t] <- r_shift_reconstruct(cbind(w), image_dim, shift, 0L, 0L, 1,

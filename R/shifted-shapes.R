@@ -161,7 +161,9 @@ check_shapes <- function(shapes, frame, arg = rlang::caller_arg(shapes),
                    "x" = "Shape{?s} {which(big)} {?is/are} larger."),
                  "shapes", call = call)
   }
-  if (is.null(names(shapes))) names(shapes) <- paste0("shape", seq_along(shapes))
+  if (is.null(names(shapes))) {
+    names(shapes) <- paste0("shape", seq_along(shapes))
+  }
   shapes
 }
 

@@ -10,4 +10,5 @@
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
 #include "nmfkit/fft.hpp"
+#include "nmfkit/shift_kernels.hpp"
 #include "nmfkit/shift.hpp"

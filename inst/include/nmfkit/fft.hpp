@@ -159,7 +159,8 @@ class Fft {
   }
 
   /// dst += alpha * FFT(S_g w), given src = FFT(w): the shift theorem
-  /// multiplies frequency (kappa, lambda) by e^{-2 pi i (a kappa/r + b lambda/s)}.
+  /// multiplies frequency (kappa, lambda) by
+  /// e^{-2 pi i (a kappa / r + b lambda / s)}.
   void add_shifted(const Cplx* src, Index g, double alpha, Cplx* dst) const {
     if (alpha == 0.0) return;
     if (group_ == ShiftGroup::circular1d) {
