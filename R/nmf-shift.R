@@ -60,7 +60,8 @@
 #' @param shift Shift group: `"torus2d"` or `"circular1d"`.
 #' @param w_step W update: `"hals"` (exact per atom) or `"pg"` (projected
 #'   gradient with step `1/L`).
-#' @param inner Sweeps of the coefficient and W updates per outer iteration.
+#' @param inner Sweeps of the coefficient and W updates per outer iteration
+#'   (when not given, `control$inner` if set, else 10).
 #' @param restarts Number of random starts; the best fit is kept.
 #' @param instances `NULL`, or the number `K >= rank` of object instances
 #'   (with multiplicity) for the two-stage method.
@@ -97,12 +98,14 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
   rank <- check_rank(rank, nrow(x), why = "the number of pixels")
   shift <- rlang::arg_match(shift)
   w_step <- rlang::arg_match(w_step)
-  inner <- check_count(inner, min = 1)
   restarts <- check_count(restarts, min = 1)
   if (!is.null(instances)) {
     instances <- check_instances(instances, rank, nrow(x))
   }
   control <- check_shift_control(control)
+  # nmf_control(inner = ) is the package-wide knob; the argument wins
+  if (missing(inner) && !is.null(control$inner)) inner <- control$inner
+  inner <- check_count(inner, min = 1)
   check_flag(keep_data)
 
   args <- list(image_dim = image_dim, shift = shift, w_step = w_step,

@@ -155,6 +155,9 @@ test_that("bad input gets classed errors", {
   expect_error(nmf_shift(-x, 2), class = "nmfkit_error_negative")
   expect_error(nmf_shift(x, 2, shift = "rotate"), class = "rlang_error")
   expect_error(nmf_shift(x, 2, inner = 0), class = "nmfkit_error")
+  expect_identical(withr::with_seed(1, nmf_shift(
+    x, 2, restarts = 1, control = nmf_control(max_iter = 30, inner = 3)))$inner,
+    3L)
   expect_error(nmf_shift(x, 2, restarts = -1), class = "nmfkit_error")
   expect_error(nmf_shift(x, 2, control = nmf_control(h_start = "svd")),
                class = "nmfkit_error_control")
