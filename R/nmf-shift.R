@@ -39,6 +39,10 @@
 #'   terms of each first-stage atom with its strongest shape whose
 #'   coefficient exceeds `control$instance_threshold` (default 0.5) times the
 #'   median of the significant ones (those above a tenth of the largest).
+#'   `fitted()` of such a fit sums all composed terms: the objects, without
+#'   the background that stage 2 takes off. Stage 1 converges slowly: on
+#'   the paper's second experiment `nmf_control(max_iter = 60)` gets the
+#'   counts right more often than the default 30.
 #'
 #' Settings read from `control` (see [nmf_control()]): `max_iter` (default
 #' 30), `tol`, `threads`, `verbose`, and the extras `h_start` (`"random"`,
