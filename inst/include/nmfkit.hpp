@@ -9,3 +9,6 @@
 #include "nmfkit/nnls.hpp"
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
+#include "nmfkit/fft.hpp"
+#include "nmfkit/shift_kernels.hpp"
+#include "nmfkit/shift.hpp"
