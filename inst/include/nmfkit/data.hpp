@@ -16,8 +16,8 @@ class DenseData {
   Index rows() const { return x_.rows(); }
   Index cols() const { return x_.cols(); }
   double sq_norm() const { return x_.squaredNorm(); }
-  /// Entries a product with X touches: all of them.
-  Index nnz() const { return x_.rows() * x_.cols(); }
+  /// Number of stored entries (the cost of a product is proportional to it).
+  double stored() const { return static_cast<double>(x_.size()); }
   const Eigen::Ref<const Mat>& dense() const { return x_; }
 
   /// B = A X (A is k x m; B is k x n).
@@ -31,8 +31,7 @@ class DenseData {
   void left_mult_t(const Mat& a, Mat& b, int threads) const {
     b.resize(a.rows(), rows());
     detail::for_chunks(rows(), threads, [&](Index r0, Index len) {
-      b.middleCols(r0, len).noalias() =
-          a * x_.middleRows(r0, len).transpose();
+      b.middleCols(r0, len).noalias() = a * x_.middleRows(r0, len).transpose();
     });
   }
   /// Column sums of X.
@@ -74,8 +73,7 @@ class SparseData {
     return s;
   }
   const SpT& sparse() const { return x_; }
-  /// Entries a product with X touches: the stored nonzeros.
-  Index nnz() const { return x_.nonZeros(); }
+  double stored() const { return static_cast<double>(x_.nonZeros()); }
 
   /// B = A X (A is k x m; B is k x n).
   void left_mult(const Mat& a, Mat& b, int threads) const {

@@ -110,7 +110,7 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
           "stratified_nmf: params");
 
   const int th =
-      static_cast<double>(x.nnz()) * static_cast<double>(k) >=
+      x.stored() * static_cast<double>(k) >=
               p.min_parallel_work
           ? p.threads
           : 1;
