@@ -6,7 +6,8 @@
 # Then, when the archived CRAN package lda 1.4.2 is installed, the full
 # 20 Newsgroups problem (20 strata, rank 20, 100 iterations) with its time
 # and peak memory.
-#   Rscript bench/stratified.R [iterations]   (default 10000)
+#   Rscript bench/stratified.R [iterations [synthetic]]
+# (default 10000 iterations; "synthetic" skips 20 Newsgroups)
 suppressPackageStartupMessages(library(nmfkit))
 args <- commandArgs(trailingOnly = TRUE)
 iters <- if (length(args)) as.integer(args[1]) else 10000L
@@ -42,10 +43,14 @@ for (i in seq_len(s)) {
 wtxt(t(start$W), "H.txt")
 wtxt(t(start$V), "V.txt")
 
-ref <- system2(python, c(file.path(here, "stratified_ref.py"), dir, iters),
-               stdout = TRUE)
-cpu_numpy <- as.numeric(utils::tail(ref, 2)[1])
-t_numpy <- as.numeric(utils::tail(ref, 1))
+run_numpy <- function(env = character()) {
+  out <- system2(python, c(file.path(here, "stratified_ref.py"), dir, iters),
+                 stdout = TRUE, env = env)
+  as.numeric(utils::tail(out, 2))  # CPU, elapsed seconds
+}
+# numpy as installed (OpenBLAS may use both cores), then with one BLAS thread
+numpy_default <- run_numpy()
+numpy_single <- run_numpy(c("OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1"))
 loss_numpy <- scan(file.path(dir, "loss.txt"), quiet = TRUE)
 
 fit_time <- function(order, threads) {
@@ -73,14 +78,20 @@ x_norm <- sqrt(sum(vapply(x, function(a) sum(a^2), 0)))
 cat(sprintf("Synthetic problem, %d iterations, rank %d, %s\n", iters, r,
             format(Sys.time(), "%Y-%m-%d")))
 cat("  (elapsed time; CPU time, which a busy machine disturbs less)\n")
-cat(sprintf("  numpy reference (Jacobi):  %7.1f us/iter   CPU %7.1f us/iter\n",
-            1e6 * t_numpy / iters, 1e6 * cpu_numpy / iters))
+for (np in list(list("numpy reference (Jacobi):", numpy_default),
+                list("numpy, 1 BLAS thread:", numpy_single))) {
+  cat(sprintf("  %-27s %7.1f us/iter          CPU %7.1f us/iter\n", np[[1]],
+              1e6 * np[[2]][2] / iters, 1e6 * np[[2]][1] / iters))
+}
+cat("  nmfkit (ratios: numpy default / nmfkit; numpy 1 thread / nmfkit)\n")
 for (nm in names(runs)) {
   tm <- runs[[nm]]$time
   cpu <- runs[[nm]]$cpu
-  cat(sprintf("  nmfkit %-19s %7.1f us/iter (%4.1fx)  CPU %7.1f us/iter (%4.1fx)\n",
-              paste0(nm, ":"), 1e6 * tm / iters, t_numpy / tm,
-              1e6 * cpu / iters, cpu_numpy / cpu))
+  cat(sprintf(
+    "  %-17s %7.1f us/iter (%4.1fx, %4.1fx)  CPU %7.1f us/iter (%4.1fx, %4.1fx)\n",
+    paste0(nm, ":"), 1e6 * tm / iters, numpy_default[2] / tm,
+    numpy_single[2] / tm, 1e6 * cpu / iters, numpy_default[1] / cpu,
+    numpy_single[1] / cpu))
 }
 cat(sprintf("  loss traces agree to %.1e (max relative difference)\n", agree))
 cat(sprintf("  final normalised loss: numpy %.3e, nmfkit Jacobi %.3e, Gauss-Seidel %.3e\n",
@@ -91,7 +102,9 @@ cat("  final v means (Gauss-Seidel):",
     format(colMeans(runs$gauss_seidel_1$fit$V), digits = 3), "\n")
 unlink(dir, recursive = TRUE)
 
-if (requireNamespace("lda", quietly = TRUE)) {
+if (identical(args[2], "synthetic")) {
+  cat("20 Newsgroups skipped (second argument \"synthetic\").\n")
+} else if (requireNamespace("lda", quietly = TRUE)) {
   source(file.path(here, "stratified-20ng.R"), local = TRUE)
 } else {
   cat("20 Newsgroups skipped: install the archived CRAN package lda 1.4.2.\n")
