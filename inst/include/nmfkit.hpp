@@ -9,3 +9,4 @@
 #include "nmfkit/nnls.hpp"
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
+#include "nmfkit/joint.hpp"

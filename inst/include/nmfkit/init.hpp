@@ -46,7 +46,19 @@ Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
   Svd out;
   out.u = q * svd.matrixU().leftCols(k);
   out.d = svd.singularValues().head(k);
-  out.v = svd.matrixV().leftCols(k);
+  // V = X^T U diag(1/d) equals the SVD's own V in exact arithmetic (since
+  // B = q^T X), but computed one column of X at a time it gives identical
+  // columns of X bitwise identical rows of V, whatever their position. So
+  // NNDSVD starts identical samples identically, and HALS keeps them so:
+  // joint NMF of [X, X P] then gives p-bar exactly 0.
+  x.left_mult(out.u.transpose(), tmp, threads);  // U^T X, k x n
+  out.v.resize(x.cols(), k);
+  for (int j = 0; j < k; ++j) {
+    if (out.d[j] > 0.0)
+      out.v.col(j) = tmp.row(j).transpose() / out.d[j];
+    else
+      out.v.col(j).setZero();
+  }
   return out;
 }
 
