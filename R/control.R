@@ -50,8 +50,11 @@ check_control <- function(control, default = nmf_control(),
                           call = rlang::caller_env()) {
   if (inherits(control, "nmfkit_control")) return(control)
   if (is.list(control) && (!length(control) || !is.null(names(control)))) {
-    return(do.call(nmf_control, utils::modifyList(unclass(default)[
-      setdiff(names(default), "tol_set")], control)))
+    settings <- unclass(default)
+    settings$tol_set <- NULL
+    out <- do.call(nmf_control, utils::modifyList(settings, control))
+    out$tol_set <- "tol" %in% names(control) || isTRUE(default$tol_set)
+    return(out)
   }
   abort_nmfkit(c("{.arg {arg}} must be made by {.fn nmf_control}.",
                  "x" = "It is {.obj_type_friendly {control}}."),
