@@ -31,7 +31,7 @@ chamfer_distance <- function(x1, x2, variant = c("paper", "reference_code"),
   x1 <- check_data(x1)
   x2 <- check_data(x2)
   check_same_rows(x1, x2)
-  variant <- rlang::arg_match(variant)
+  variant <- check_choice(variant, c("paper", "reference_code"))
   check_flag(normalize)
   chamfer_fit(x1, x2, variant, normalize)
 }
@@ -100,13 +100,13 @@ nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
                               normalize = TRUE, init = "nndsvda",
                               control = nmf_control(), ...) {
   call <- match.call()
-  method <- rlang::arg_match(method)
+  method <- check_choice(method, c("jnmf", "chamfer"))
   x <- check_data_list(x)
   trials <- check_count(trials, min = 1)
   if (!is.null(resample)) resample <- check_count(resample, min = 1)
-  pbar <- rlang::arg_match(pbar)
+  pbar <- check_choice(pbar, c("exact", "montecarlo"))
   samples <- check_count(samples, min = 1)
-  variant <- rlang::arg_match(variant)
+  variant <- check_choice(variant, c("paper", "reference_code"))
   check_flag(normalize)
   control <- check_control(control)
   if (method == "jnmf") {
@@ -114,7 +114,7 @@ nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
     pooled <- if (is.null(resample)) min(outer(n, n, "+")[upper.tri(diag(n))])
               else 2L * resample
     rank <- check_rank(rank, min(nrow(x[[1]]), pooled),
-                       why = "rows, and columns of the smallest pair")
+                       why = "the rows, or the columns of the smallest pair")
     check_init_name(init)
   }
 
@@ -232,7 +232,7 @@ check_data_list <- function(x, arg = rlang::caller_arg(x),
 plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
                              centers = 6L, hclust_method = "average",
                              main = NULL, ...) {
-  order <- rlang::arg_match(order)
+  order <- check_choice(order, c("hclust", "kmeans", "none"))
   m <- as.matrix(x)
   n <- nrow(m)
   ord <- switch(order,

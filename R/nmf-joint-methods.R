@@ -101,7 +101,7 @@ print.summary.nmfkit_joint <- function(x, digits = max(3L, getOption("digits") -
 plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
                               image_dim = x$image_dim, components = NULL,
                               ...) {
-  type <- rlang::arg_match(type)
+  type <- check_choice(type, c("p", "basis", "coef", "loss"))
   comp <- select_components(x, components)
   if (type == "p") {
     p <- x$p[comp]

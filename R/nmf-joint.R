@@ -65,7 +65,7 @@ nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
   check_same_rows(x1, x2)
   rank <- check_rank(rank, min(nrow(x1), ncol(x1) + ncol(x2)),
                      why = "{.code min(nrow(x1), ncol(x1) + ncol(x2))}")
-  pbar <- rlang::arg_match(pbar)
+  pbar <- check_choice(pbar, c("exact", "montecarlo"))
   samples <- check_count(samples, min = 1)
   check_flag(normalize)
   control <- check_control(control)
