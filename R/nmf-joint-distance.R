@@ -222,6 +222,8 @@ check_data_list <- function(x, arg = rlang::caller_arg(x),
 #' @param centers Number of k-means clusters.
 #' @param hclust_method Linkage for [stats::hclust()].
 #' @param main Title.
+#' @param values Print the distances in the cells (default when there are
+#'   at most 12 sets).
 #' @param ... Passed to [graphics::image()].
 #' @return `x`, invisibly, with attribute `order` (the plotted order).
 #' @examples
@@ -231,7 +233,8 @@ check_data_list <- function(x, arg = rlang::caller_arg(x),
 #' @export
 plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
                              centers = 6L, hclust_method = "average",
-                             main = NULL, ...) {
+                             main = NULL, values = attr(x, "Size") <= 12,
+                             ...) {
   order <- check_choice(order, c("hclust", "kmeans", "none"))
   m <- as.matrix(x)
   n <- nrow(m)
@@ -257,6 +260,11 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
                  cex.axis = 0.7)
   graphics::axis(2, at = seq_len(n), labels = rev(rownames(m)), las = 1,
                  cex.axis = 0.7)
+  if (isTRUE(values)) {
+    graphics::text(rep(seq_len(n), n), rep(n:1, each = n),
+                   formatC(m, digits = 2, format = "f"), cex = 0.7,
+                   col = "white")
+  }
   graphics::box()
   attr(x, "order") <- ord
   invisible(x)

@@ -95,7 +95,8 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
     x2 <- normalize_columns(x2)
   }
   y <- pool_columns(x1, x2)
-  start <- init_factors(y, rank, init, control$threads, call = call)
+  start <- init_factors(y, rank, init, control$threads, call = call,
+                        column_v = TRUE)
   fit <- run_nmf(y, start, "hals", control)
   u <- if (pbar == "montecarlo") {
     matrix(stats::runif(samples * rank), samples, rank)

@@ -56,8 +56,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_nndsvd
-Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double x_mean, SEXP rw, SEXP rh, int power_iter, int threads);
-RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP x_meanSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP) {
+Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double x_mean, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
+RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP x_meanSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -70,7 +70,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type rh(rhSEXP);
     Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, x_mean, rw, rh, power_iter, threads));
+    Rcpp::traits::input_parameter< bool >::type v_by_columns(v_by_columnsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, x_mean, rw, rh, power_iter, threads, v_by_columns));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -109,7 +110,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
-    {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 9},
+    {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
     {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {NULL, NULL, 0}
