@@ -23,8 +23,11 @@
 #' x <- swimmer()
 #' set.seed(1)
 #' noisy <- x + matrix(runif(length(x), 0, 0.5), nrow(x))
-#' nmf_joint_test(x[, 1:60], noisy[, 61:120], rank = 5, B = 19)
-#' nmf_joint_test(x[, 1:60], x[, 61:120], rank = 5, B = 19)
+#' idx <- sample(256)
+#' # two random halves of one set: no evidence of a difference
+#' nmf_joint_test(x[, idx[1:60]], x[, idx[61:120]], rank = 5, B = 19)
+#' # a half against a noisy other half
+#' nmf_joint_test(x[, idx[1:60]], noisy[, idx[61:120]], rank = 5, B = 19)
 #' @export
 nmf_joint_test <- function(x1, x2, rank = 10, B = 199, ...) {
   dname <- paste(deparse1(substitute(x1)), "and", deparse1(substitute(x2)))

@@ -141,13 +141,18 @@ normalize_columns <- function(x) {
   out
 }
 
-# [x1 x2], sparse when both are sparse.
-pool_columns <- function(x1, x2) {
+# [x1 x2]: sparse when both are sparse, or when the pooled matrix is mostly
+# zeros (then the solver's products cost less through the nonzeros; the
+# answer changes only by rounding).
+pool_columns <- function(x1, x2, sparse_below = 0.25) {
   s1 <- inherits(x1, "dgCMatrix")
   s2 <- inherits(x2, "dgCMatrix")
   if (s1 && s2) return(cbind(x1, x2))
   y <- cbind(as.matrix(x1), as.matrix(x2))
   if (is.null(rownames(y))) rownames(y) <- rownames(x2)
+  if (mean(y != 0) < sparse_below) {
+    y <- as_dgc(Matrix::Matrix(y, sparse = TRUE), "y", NULL)
+  }
   y
 }
 
