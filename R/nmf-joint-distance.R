@@ -91,6 +91,7 @@ chamfer_fit <- function(x1, x2, variant, normalize,
 #' d
 #' plot(d)
 #' nmf_distance(sets, method = "chamfer")
+#' @importFrom Matrix drop0
 #' @export
 nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
                               trials = 1, resample = NULL,

@@ -172,3 +172,21 @@ TEST_CASE("bad input throws invalid_argument") {
   CHECK_THROWS_AS(nmfkit::chamfer_columns(Mat(2, 3), Mat(2, 0), 1),
                   std::invalid_argument);
 }
+
+TEST_CASE("cd_pass leaves a column at its optimum untouched") {
+  // column 0: z = 0 and b <= 0 (already optimal, skipped);
+  // column 1: z = 0 but b > 0 somewhere (must move)
+  Mat g(2, 2);
+  g << 2, 0.5,
+       0.5, 1;
+  Mat b(2, 2);
+  b << -1, 0,
+       0, 3;
+  Mat z = Mat::Zero(2, 2);
+  const double viol = nmfkit::cd_pass(z, g, b, 1);
+  CHECK(z(0, 0) == 0.0);
+  CHECK(z(1, 0) == 0.0);
+  CHECK(z(1, 1) > 0.0);
+  // only column 1's second coordinate has a negative projected gradient
+  CHECK(viol == doctest::Approx(3.0));
+}

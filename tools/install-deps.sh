@@ -45,3 +45,16 @@ Rscript --vanilla -e '
     still <- miss[!vapply(miss, requireNamespace, logical(1), quietly = TRUE)]
     if (length(still)) stop("could not install: ", paste(still, collapse = ", "))
   }' "$cran"
+
+# Benchmarks only: the archived CRAN package lda 1.4.2 (20 Newsgroups; the
+# current lda needs R >= 4.3).
+if [ "$what" = "bench" ]; then
+  Rscript --vanilla -e '
+    if (!requireNamespace("lda", quietly = TRUE)) {
+      message("install-deps: installing lda 1.4.2 from the CRAN archive")
+      install.packages(paste0("https://cloud.r-project.org/src/contrib/",
+                              "Archive/lda/lda_1.4.2.tar.gz"),
+                       lib = .libPaths()[1], repos = NULL, type = "source",
+                       quiet = TRUE)
+    }'
+fi
