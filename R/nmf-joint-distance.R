@@ -252,7 +252,8 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
   if (is.null(main)) {
     main <- sprintf("%s distance", attr(x, "method") %||% "")
   }
-  old <- graphics::par(mar = c(7, 7, 3, 1))
+  lw <- min(14, 1.5 + 0.35 * max(nchar(rownames(m)), 1L))
+  old <- graphics::par(mar = c(lw, lw, 2.5, 1))
   on.exit(graphics::par(old))
   graphics::image(seq_len(n), seq_len(n), m[, n:1, drop = FALSE],
                   col = grDevices::hcl.colors(64, "viridis"), axes = FALSE,
@@ -264,7 +265,7 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
   if (isTRUE(values)) {
     graphics::text(rep(seq_len(n), n), rep(n:1, each = n),
                    formatC(m, digits = 2, format = "f"), cex = 0.7,
-                   col = "white")
+                   col = ifelse(m > mean(range(m)), "black", "white"))
   }
   graphics::box()
   attr(x, "order") <- ord
