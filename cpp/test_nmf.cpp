@@ -196,3 +196,33 @@ TEST_CASE("bad shapes throw std::invalid_argument, never crash") {
   CHECK_THROWS_AS(nmfkit::cd_pass(z, Mat::Identity(2, 2), Mat::Zero(3, 2), 1),
                   std::invalid_argument);
 }
+
+TEST_CASE("nnls_solve reaches the KKT point; ANLS is monotone") {
+  const Mat a = runif(50, 7, 71);
+  const Mat g = a.transpose() * a;
+  const Mat b =
+      a.transpose() * (runif(50, 30, 72) - Mat::Constant(50, 30, 0.45));
+  Mat z = Mat::Zero(7, 30);
+  nmfkit::nnls_solve(z, g, b, 1e-12, 1000, 1);
+  const Mat grad = g * z - b;
+  CHECK(z.minCoeff() >= 0.0);
+  CHECK(grad.minCoeff() >= -1e-8);
+  CHECK(z.cwiseProduct(grad).cwiseAbs().maxCoeff() < 1e-8);
+  CHECK(nmfkit::violation(z, g, b, 1) < 1e-6);
+
+  const Mat x = runif(40, 30, 73);
+  const nmfkit::DenseData d(x);
+  nmfkit::NmfParams par;
+  par.method = nmfkit::Method::anls;
+  par.tol = 0.0;
+  par.max_iter = 40;
+  nmfkit::NullHooks hooks;
+  const nmfkit::Result r =
+      nmfkit::nmf(d, runif(40, 4, 74), runif(4, 30, 75), par, hooks);
+  for (size_t i = 1; i < r.loss.size(); ++i)
+    CHECK(r.loss[i] <= r.loss[i - 1] + 1e-10);
+  par.threads = 2;
+  const nmfkit::Result r2 =
+      nmfkit::nmf(d, runif(40, 4, 74), runif(4, 30, 75), par, hooks);
+  CHECK(r.W == r2.W);
+}

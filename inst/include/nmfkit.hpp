@@ -10,3 +10,6 @@
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
 #include "nmfkit/joint.hpp"
+#include "nmfkit/fft.hpp"
+#include "nmfkit/shift_kernels.hpp"
+#include "nmfkit/shift.hpp"

@@ -7,9 +7,9 @@ test_that("a planted factorisation is recovered up to permutation and scale", {
   expect_true(all(fit$W >= 0) && all(fit$H >= 0))
 })
 
-test_that("the relative error never increases, for HALS and MU", {
+test_that("the relative error never increases, for HALS, MU and ANLS", {
   x <- small_data()
-  for (method in c("hals", "mu")) {
+  for (method in c("hals", "mu", "anls")) {
     set.seed(3)
     fit <- nmf(x, 4, method = method, control = nmf_control(tol = 0, max_iter = 150))
     expect_true(all(diff(fit$loss) <= 1e-10), label = method)
@@ -27,14 +27,18 @@ test_that("the loss trace is the relative error of the factors", {
 
 test_that("KKT conditions hold at convergence", {
   x <- small_data(5, 40, 30)
-  set.seed(5)
-  fit <- nmf(x, 4, control = nmf_control(tol = 1e-6, max_iter = 5000))
-  W <- fit$W
-  H <- fit$H
-  gW <- W %*% tcrossprod(H) - tcrossprod(x, H)
-  gH <- crossprod(W) %*% H - crossprod(W, x)
-  expect_lt(max(abs(pmin(W, gW))), 1e-3 * max(abs(gW)))
-  expect_lt(max(abs(pmin(H, gH))), 1e-3 * max(abs(gH)))
+  for (a in list(list("hals", 10L), list("anls", NULL))) {
+    set.seed(5)
+    fit <- nmf(x, 4, method = a[[1]],
+               control = nmf_control(tol = 1e-6, max_iter = 5000, inner = a[[2]]))
+    expect_identical(fit$status, "converged")
+    W <- fit$W
+    H <- fit$H
+    gW <- W %*% tcrossprod(H) - tcrossprod(x, H)
+    gH <- crossprod(W) %*% H - crossprod(W, x)
+    expect_lt(max(abs(pmin(W, gW))), 1e-3 * max(abs(gW)))
+    expect_lt(max(abs(pmin(H, gH))), 1e-3 * max(abs(gH)))
+  }
 })
 
 test_that("dense and sparse inputs give the same fit from the same start", {
@@ -167,4 +171,36 @@ test_that("verbose reports progress as messages", {
   set.seed(19)
   expect_message(nmf(x, 2, control = nmf_control(verbose = TRUE, max_iter = 5)),
                  "iteration")
+})
+
+test_that("accelerated HALS and ANLS reach a planted optimum faster than HALS", {
+  p <- planted_nmf(80, 60, 5, seed = 20)
+  runs <- lapply(list(list("hals", NULL), list("hals", 10L), list("anls", NULL)),
+    function(a) {
+      set.seed(20)
+      nmf(p$x, 5, method = a[[1]],
+          control = nmf_control(tol = 0, max_iter = 30, inner = a[[2]]))
+    })
+  final <- vapply(runs, function(f) tail(f$loss, 1), numeric(1))
+  expect_lt(final[2], final[1])
+  expect_lt(final[3], final[1])
+  for (f in runs) expect_true(all(diff(f$loss) <= 1e-10))
+})
+
+test_that("ANLS and accelerated HALS keep dense == sparse and 1 == 2 threads", {
+  x <- small_data(21, 50, 40)
+  x[x < 0.5] <- 0
+  xs <- Matrix::Matrix(x, sparse = TRUE)
+  for (a in list(list("anls", NULL), list("hals", 4L))) {
+    ctl1 <- nmf_control(inner = a[[2]])
+    ctl2 <- nmf_control(inner = a[[2]], threads = 2)
+    set.seed(22)
+    d1 <- nmf(x, 4, method = a[[1]], control = ctl1)
+    set.seed(22)
+    d2 <- nmf(x, 4, method = a[[1]], control = ctl2)
+    set.seed(22)
+    s1 <- nmf(xs, 4, method = a[[1]], control = ctl1)
+    expect_identical(d1$W, d2$W)
+    expect_equal(d1$W, s1$W, tolerance = 1e-10)
+  }
 })

@@ -109,8 +109,8 @@ inline void nndsvd(const Svd& s, double x_mean, ZeroFill fill, const Mat* rw,
     w = (w.array() == 0.0).select(x_mean, w);
     h = (h.array() == 0.0).select(x_mean, h);
   } else if (fill == ZeroFill::random) {
-    require(rw && rh && rw->rows() == m && rw->cols() == k &&
-                rh->rows() == k && rh->cols() == n,
+    require(rw && rh && rw->rows() == m && rw->cols() == k && rh->rows() == k &&
+                rh->cols() == n,
             "nndsvd: random fill needs rw (m x k) and rh (k x n)");
     w = (w.array() == 0.0).select(x_mean * rw->array() / 100.0, w);
     h = (h.array() == 0.0).select(x_mean * rh->array() / 100.0, h);
