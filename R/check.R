@@ -223,3 +223,18 @@ check_newdata <- function(newdata, n_features, arg = rlang::caller_arg(newdata),
   }
   newdata
 }
+
+# One of a set of strings, like match.arg() (the full default vector picks
+# the first) but with a classed error.
+check_choice <- function(x, choices, arg = rlang::caller_arg(x),
+                         call = rlang::caller_env()) {
+  if (identical(x, choices)) return(choices[1])
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% choices) {
+    found <- if (is.character(x) && length(x) == 1L) paste0('"', x, '"') else
+      cli::format_inline("{.obj_type_friendly {x}}")
+    abort_nmfkit(c("{.arg {arg}} must be one of {.or {.val {choices}}}.",
+                   "x" = "It is {found}."),
+                 "choice", call = call)
+  }
+  x
+}

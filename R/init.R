@@ -4,8 +4,10 @@
 init_choices <- c("nndsvda", "nndsvd", "nndsvdar", "random")
 
 # Returns list(W = m x k, H = k x n) for a character method or a user list.
+# `column_v = TRUE` forms the SVD's V one sample at a time, so identical
+# samples start bitwise identically wherever they sit (nmf_joint() needs it).
 init_factors <- function(x, rank, init, threads = 1L, arg = "init",
-                         call = rlang::caller_env()) {
+                         call = rlang::caller_env(), column_v = FALSE) {
   if (is.list(init)) {
     if (!all(c("W", "H") %in% names(init))) {
       found <- if (is.null(names(init))) "no names" else
@@ -39,5 +41,5 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
     rw <- matrix(stats::runif(nrow(x) * rank), nrow(x), rank)
     rh <- matrix(stats::runif(rank * ncol(x)), rank, ncol(x))
   }
-  r_nndsvd(x, rank, omega, fill, x_mean, rw, rh, 7L, threads)
+  r_nndsvd(x, rank, omega, fill, x_mean, rw, rh, 7L, threads, column_v)
 }

@@ -11,6 +11,34 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// r_pbar
+Rcpp::List r_pbar(const Eigen::Map<Eigen::MatrixXd> h, int n1, std::string method, SEXP u);
+RcppExport SEXP _nmfkit_r_pbar(SEXP hSEXP, SEXP n1SEXP, SEXP methodSEXP, SEXP uSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< int >::type n1(n1SEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type u(uSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_pbar(h, n1, method, u));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_chamfer
+double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> y, std::string variant, int threads);
+RcppExport SEXP _nmfkit_r_chamfer(SEXP xSEXP, SEXP ySEXP, SEXP variantSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type y(ySEXP);
+    Rcpp::traits::input_parameter< std::string >::type variant(variantSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_chamfer(x, y, variant, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf
 Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_nmf(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -28,8 +56,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_nndsvd
-Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double x_mean, SEXP rw, SEXP rh, int power_iter, int threads);
-RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP x_meanSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP) {
+Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double x_mean, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
+RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP x_meanSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -42,7 +70,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type rh(rhSEXP);
     Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, x_mean, rw, rh, power_iter, threads));
+    Rcpp::traits::input_parameter< bool >::type v_by_columns(v_by_columnsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, x_mean, rw, rh, power_iter, threads, v_by_columns));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -179,8 +208,10 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
+    {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
-    {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 9},
+    {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
     {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},

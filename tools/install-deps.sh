@@ -50,9 +50,9 @@ Rscript --vanilla -e '
     if (length(still)) stop("could not install: ", paste(still, collapse = ", "))
   }' "$cran"
 
-# bench/stratified.R: 20 Newsgroups from the archived CRAN lda 1.4.2 (lda
-# 1.5.x needs R >= 4.3).
-if [ "$what" = bench ]; then
+# Benchmarks only: the archived CRAN package lda 1.4.2 (20 Newsgroups; the
+# current lda needs R >= 4.3).
+if [ "$what" = "bench" ]; then
   Rscript --vanilla -e '
     if (!requireNamespace("lda", quietly = TRUE)) {
       message("install-deps: installing lda 1.4.2 from the CRAN archive")

@@ -27,8 +27,11 @@ inline Mat thin_q(const Mat& y) {
 /// a data class (DenseData or SparseData): cost O(mnl) or O(nnz l) per pass.
 /// omega (n x l, l >= k) is the Gaussian test matrix; power_iter passes of
 /// X X^T with re-orthonormalisation sharpen the spectrum.
+/// With v_by_columns, V is formed as X^T U diag(1/d) (see below), so that
+/// identical columns of X get bitwise identical rows of V.
 template <class DataT>
-Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter, int threads) {
+Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
+         int threads, bool v_by_columns = false) {
   require(omega.rows() == x.cols() && omega.cols() >= k && k >= 1,
           "rsvd: omega must be n x l with l >= k");
   Mat tmp;
@@ -46,6 +49,20 @@ Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter, int threads) {
   out.u = q * svd.matrixU().leftCols(k);
   out.d = svd.singularValues().head(k);
   out.v = svd.matrixV().leftCols(k);
+  if (!v_by_columns) return out;
+  // V = X^T U diag(1/d) equals the SVD's own V in exact arithmetic (since
+  // B = q^T X), but computed one column of X at a time it gives identical
+  // columns of X bitwise identical rows of V, whatever their position. So
+  // NNDSVD starts identical samples identically, and HALS keeps them so:
+  // joint NMF of [X, X P] then gives p-bar exactly 0. Directions with a
+  // negligible singular value keep the SVD's V (dividing would amplify
+  // rounding; any V is right there).
+  x.left_mult(out.u.transpose(), tmp, threads);  // U^T X, k x n
+  constexpr double kRelTol = 1e-8;
+  for (int j = 0; j < k; ++j) {
+    if (out.d[j] > kRelTol * out.d[0])
+      out.v.col(j) = tmp.row(j).transpose() / out.d[j];
+  }
   return out;
 }
 

@@ -23,6 +23,12 @@ inline double cd_pass(Mat& z, const Mat& g, const Mat& b, int threads) {
   return detail::sum_chunks(z.cols(), threads, [&](Index j) {
     double viol = 0.0;
     auto zj = z.col(j);
+    // z = 0 with b <= 0 is optimal already: every gradient -b_t >= 0 sits at
+    // the bound, so the pass would leave z at 0 and add no violation. Skip
+    // it (bitwise the same result): rows of W for features absent from the
+    // data, or columns of H for empty samples, cost O(k) instead of O(k^2).
+    if ((zj.array() == 0.0).all() && (b.col(j).array() <= 0.0).all())
+      return viol;
     for (Index t = 0; t < k; ++t) {
       const double grad = g.col(t).dot(zj) - b(t, j);
       const double pg = zj[t] == 0.0 ? std::min(0.0, grad) : grad;

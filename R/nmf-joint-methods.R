@@ -1,0 +1,153 @@
+# Methods of the joint-NMF model (class nmfkit_joint).
+
+#' @export
+print_extra.nmfkit_joint <- function(x, digits = 3L, ...) {
+  lv <- levels(x$set)
+  n <- table(x$set)
+  cat(sprintf("Sets: %s (%d columns) and %s (%d columns)\n", lv[1], n[[1]],
+              lv[2], n[[2]]))
+  cat(sprintf("Distance ||p||_1: %s (%s p-bar)\n",
+              format(x$distance, digits = digits), x$pbar))
+  cat(sprintf("p-bar (positive: used more by %s):\n", lv[1]))
+  print(round(x$p, digits))
+  invisible(x)
+}
+
+#' Summarise a joint-NMF fit
+#'
+#' Adds to [summary.nmfkit()] one row per component: p-bar, its Monte Carlo
+#' standard error, the component's share of the average coefficient in each
+#' set (`mean(S1[i, ]) / (mean(S1[i, ]) + mean(S2[i, ]))` and its
+#' complement), and, when the data have row names, the features with the
+#' largest weights in the basis vector.
+#'
+#' @param object A fit from [nmf_joint()].
+#' @param top Number of top features to list per component.
+#' @param x A `summary.nmfkit_joint` object.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return A list of class `c("summary.nmfkit_joint", "summary.nmfkit")`
+#'   with the fields of [summary.nmfkit()] plus `distance` and `components`
+#'   (a data frame ordered by `abs(p)`, largest first).
+#' @examples
+#' x <- swimmer()
+#' set.seed(1)
+#' summary(nmf_joint(x, x + matrix(runif(length(x)), nrow(x))))
+#' @export
+summary.nmfkit_joint <- function(object, top = 5L, ...) {
+  top <- check_count(top, min = 1)
+  out <- NextMethod()
+  in1 <- object$set == levels(object$set)[1]
+  m1 <- rowMeans(object$H[, in1, drop = FALSE])
+  m2 <- rowMeans(object$H[, !in1, drop = FALSE])
+  tot <- m1 + m2
+  share1 <- ifelse(tot > 0, m1 / tot, 0.5)
+  comp <- data.frame(component = names(object$p), p = unname(object$p),
+                     se = unname(object$pbar_se), share1 = unname(share1),
+                     share2 = unname(1 - share1))
+  names(comp)[4:5] <- paste0("share_", levels(object$set))
+  rn <- rownames(object$W)
+  if (!is.null(rn)) {
+    comp$top_features <- vapply(seq_len(object$rank), function(i) {
+      w <- object$W[, i]
+      idx <- utils::head(order(w, decreasing = TRUE), top)
+      paste(rn[idx[w[idx] > 0]], collapse = ", ")
+    }, character(1))
+  }
+  out$components <- comp[order(-abs(comp$p)), , drop = FALSE]
+  rownames(out$components) <- NULL
+  out$distance <- object$distance
+  out$pbar <- object$pbar
+  out$sets <- levels(object$set)
+  class(out) <- c("summary.nmfkit_joint", class(out))
+  out
+}
+
+#' @rdname summary.nmfkit_joint
+#' @export
+print.summary.nmfkit_joint <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                       ...) {
+  NextMethod()
+  cat(sprintf("Distance ||p||_1: %s (%s p-bar; positive p: used more by %s)\n",
+              format(x$distance, digits = digits), x$pbar, x$sets[1]))
+  comp <- x$components
+  num <- vapply(comp, is.numeric, logical(1))
+  comp[num] <- lapply(comp[num], round, digits = digits)
+  if (x$pbar == "exact") comp$se <- NULL
+  print(comp, row.names = FALSE)
+  invisible(x)
+}
+
+#' Plot a joint-NMF fit
+#'
+#' `type = "p"` draws p-bar as a bar chart, sorted, positive bars (used more
+#' by the first set) in one colour and negative ones in another.
+#' `type = "basis"` draws the basis vectors, as images when `image_dim` is
+#' known, each titled with its p-bar value (the paper's Figures 5 and 6).
+#' The other types are those of [plot.nmfkit()].
+#'
+#' @param x A fit from [nmf_joint()].
+#' @param type What to draw.
+#' @param image_dim Image size `c(rows, columns)` for `type = "basis"`.
+#' @param components Which components to draw; all by default.
+#' @param ... Passed to the graphics functions.
+#' @return `x`, invisibly.
+#' @examples
+#' x <- swimmer()
+#' fit <- nmf_joint(x, 1 - x)
+#' plot(fit, type = "p")
+#' plot(fit, type = "basis")
+#' @export
+plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
+                              image_dim = x$image_dim, components = NULL,
+                              ...) {
+  type <- check_choice(type, c("p", "basis", "coef", "loss"))
+  comp <- select_components(x, components)
+  if (type == "p") {
+    p <- x$p[comp]
+    p <- p[order(p)]
+    lv <- levels(x$set)
+    cols <- ifelse(p >= 0, "#D55E00", "#0072B2")
+    graphics::barplot(p, col = cols, border = NA, las = 2,
+                      ylim = range(c(p, 0, -0.05, 0.05)),
+                      main = sprintf("p-bar, distance %.3f", x$distance),
+                      ylab = sprintf("+ used more by %s / - by %s", lv[1],
+                                     lv[2]), ...)
+    graphics::abline(h = 0, col = "grey40")
+    return(invisible(x))
+  }
+  if (type == "basis" && !is.null(image_dim)) {
+    image_dim <- check_image_dim(image_dim, nrow(x$W))
+    titles <- sprintf("%s: %.3f", colnames(x$W)[comp], x$p[comp])
+    plot_images(x$W[, comp, drop = FALSE], image_dim, titles = titles, ...)
+    return(invisible(x))
+  }
+  plot.nmfkit(x, type = type, image_dim = image_dim,
+              components = components, ...)
+}
+
+#' Coefficients of new points on a joint basis
+#'
+#' Normalises the columns of `newdata` as [nmf_joint()] normalised its input
+#' (when the fit did), then solves the nonnegative least squares problem on
+#' the joint basis as [predict.nmfkit()] does.
+#'
+#' @param object A fit from [nmf_joint()].
+#' @param newdata A nonnegative matrix with the fit's features as rows.
+#' @param normalize Normalise the columns of `newdata` first.
+#' @param ... Passed to [predict.nmfkit()].
+#' @return A components x columns matrix of coefficients.
+#' @examples
+#' x <- swimmer()
+#' fit <- nmf_joint(x, x[, 1:100])
+#' h <- predict(fit, x[, 1:3])
+#' round(h, 3)
+#' @export
+predict.nmfkit_joint <- function(object, newdata, normalize = object$normalize,
+                                 ...) {
+  if (missing(newdata)) return(object$H)
+  newdata <- check_newdata(newdata, nrow(object$W))
+  check_flag(normalize)
+  if (normalize) newdata <- normalize_columns(newdata)
+  predict.nmfkit(object, newdata, ...)
+}

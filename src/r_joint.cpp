@@ -1,0 +1,29 @@
+// Glue for joint-NMF similarity: p-bar from the coefficients of the joint
+// factorisation, and the two Chamfer distances. The factorisation itself
+// goes through r_nmf().
+#include "r_convert.h"
+
+using MapMat = nmfkit_r::MapMat;
+
+// [[Rcpp::export]]
+Rcpp::List r_pbar(const Eigen::Map<Eigen::MatrixXd> h, int n1,
+                  std::string method, SEXP u) {
+  nmfkit::Pbar out;
+  if (method == "montecarlo") {
+    const MapMat um = Rcpp::as<MapMat>(u);
+    out = nmfkit::pbar_montecarlo(h, n1, um);
+  } else {
+    out.p = nmfkit::pbar_exact(h, n1);
+    out.se = Eigen::VectorXd::Zero(out.p.size());
+  }
+  return Rcpp::List::create(Rcpp::Named("p") = out.p,
+                            Rcpp::Named("se") = out.se);
+}
+
+// [[Rcpp::export]]
+double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x,
+                 const Eigen::Map<Eigen::MatrixXd> y, std::string variant,
+                 int threads) {
+  if (variant == "reference_code") return nmfkit::chamfer_rows(x, y, threads);
+  return nmfkit::chamfer_columns(x, y, threads);
+}
