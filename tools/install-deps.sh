@@ -10,8 +10,8 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-matrix r-cran-cli r-cran-rlang r-cran-future r-cran-future.apply
   r-cran-progressr r-cran-testthat r-cran-withr r-cran-roxygen2 r-cran-knitr
   r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild"
-deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
-  python3-pot"
+deb_bench="r-cran-rcppml r-cran-nmf r-cran-jsonlite python3-numpy python3-scipy
+  python3-sklearn python3-pot"
 cran="RcppNumerical"
 
 case "$what" in
