@@ -13,7 +13,7 @@
 # R-level loop) is run for a fixed time budget and reported as not reaching
 # the target. Also: GFLOP/s of the HALS iteration against Eigen GEMM, and
 # the peak memory of nmfkit on the sparse problem (child process).
-# Usage: Rscript bench/nmf.R   (about 10 minutes on 2 idle cores)
+# Usage: Rscript bench/nmf.R   (about 11 minutes on 2 busy cores, less idle)
 suppressPackageStartupMessages({
   library(Matrix)
   library(nmfkit)
@@ -194,10 +194,11 @@ for (p in names(problems)) {
   add_row(p, "RcppML::nmf (ANLS)", n_r, t_r, e_r,
           if (e_r > target) "NOT reached" else "")
 
-  solvers <- c(list(list("hals", NULL, "nmfkit hals")),
-               lapply(inners, function(i) list("hals", i,
-                                               paste0("nmfkit hals inner=", i))),
-               list(list("anls", NULL, "nmfkit anls")))
+  solvers <- c(
+    list(list("hals", NULL, "nmfkit hals")),
+    lapply(inners, function(i) list("hals", i, paste0("nmfkit hals inner=", i))),
+    list(list("anls", NULL, "nmfkit anls"))
+  )
   for (s in solvers) {
     cap <- if (s[[1]] == "anls") 400L else 3000L
     n_k <- trace_nmfkit(x, s[[1]], s[[2]], target, 50L, cap)
