@@ -196,7 +196,9 @@ for (p in names(problems)) {
 
   solvers <- c(
     list(list("hals", NULL, "nmfkit hals")),
-    lapply(inners, function(i) list("hals", i, paste0("nmfkit hals inner=", i))),
+    lapply(inners, function(i) {
+      list("hals", i, paste0("nmfkit hals inner=", i))
+    }),
     list(list("anls", NULL, "nmfkit anls"))
   )
   for (s in solvers) {
