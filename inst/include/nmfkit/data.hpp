@@ -23,16 +23,23 @@ class DenseData {
   /// B = A X (A is k x m; B is k x n).
   void left_mult(const Mat& a, Mat& b, int threads) const {
     b.resize(a.rows(), cols());
-    detail::for_chunks(cols(), threads, [&](Index c0, Index len) {
-      b.middleCols(c0, len).noalias() = a * x_.middleCols(c0, len);
-    });
+    detail::for_chunks(
+        cols(), threads,
+        [&](Index c0, Index len) {
+          b.middleCols(c0, len).noalias() = a * x_.middleCols(c0, len);
+        },
+        2.0 * a.rows() * stored());
   }
   /// B = A X^T (A is k x n; B is k x m).
   void left_mult_t(const Mat& a, Mat& b, int threads) const {
     b.resize(a.rows(), rows());
-    detail::for_chunks(rows(), threads, [&](Index r0, Index len) {
-      b.middleCols(r0, len).noalias() = a * x_.middleRows(r0, len).transpose();
-    });
+    detail::for_chunks(
+        rows(), threads,
+        [&](Index r0, Index len) {
+          b.middleCols(r0, len).noalias() =
+              a * x_.middleRows(r0, len).transpose();
+        },
+        2.0 * a.rows() * stored());
   }
   /// Column sums of X.
   Vec col_sums() const { return x_.colwise().sum().transpose(); }
@@ -116,14 +123,17 @@ class SparseData {
   // b.col(j) = sum over the nonzeros x(i, j) of x(i, j) * a.col(i)
   template <class S>
   static void mult(const S& s, const Mat& a, Mat& b, int threads) {
-    detail::for_chunks(s.outerSize(), threads, [&](Index c0, Index len) {
-      for (Index j = c0; j < c0 + len; ++j) {
-        auto bj = b.col(j);
-        bj.setZero();
-        for (typename S::InnerIterator it(s, j); it; ++it)
-          bj.noalias() += it.value() * a.col(it.index());
-      }
-    });
+    detail::for_chunks(
+        s.outerSize(), threads,
+        [&](Index c0, Index len) {
+          for (Index j = c0; j < c0 + len; ++j) {
+            auto bj = b.col(j);
+            bj.setZero();
+            for (typename S::InnerIterator it(s, j); it; ++it)
+              bj.noalias() += it.value() * a.col(it.index());
+          }
+        },
+        2.0 * a.rows() * static_cast<double>(s.nonZeros()));
   }
 
   const SpT& x_;

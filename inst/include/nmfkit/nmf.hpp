@@ -64,7 +64,7 @@ inline double mu_pass(Mat& z, const Mat& g, const Mat& b, double eps,
       z(t, j) *= std::max(b(t, j), 0.0) / (gz[t] + eps);
     }
     return viol;
-  });
+  }, 2.0 * static_cast<double>(k * k) * z.cols());
 }
 
 }  // namespace detail

@@ -37,7 +37,7 @@ inline double cd_pass(Mat& z, const Mat& g, const Mat& b, int threads) {
       if (gtt > 0.0) zj[t] = std::max(zj[t] - grad / gtt, 0.0);
     }
     return viol;
-  });
+  }, 2.0 * static_cast<double>(k * k) * z.cols());
 }
 
 /// Solves min_{Z >= 0} 1/2 tr(Z'GZ) - tr(B'Z) by repeated passes from the
@@ -63,7 +63,7 @@ inline double violation(const Mat& z, const Mat& g, const Mat& b, int threads) {
     for (Index t = 0; t < z.rows(); ++t)
       v += std::abs(z(t, j) == 0.0 ? std::min(0.0, grad[t]) : grad[t]);
     return v;
-  });
+  }, 2.0 * static_cast<double>(z.rows() * z.rows()) * z.cols());
 }
 
 /// Solves every column's NNLS problem min_{z >= 0} 1/2 z'Gz - b'z to a tight

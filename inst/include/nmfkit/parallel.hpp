@@ -16,26 +16,34 @@ inline Index chunk_length(Index n) {
   return std::max<Index>(16, (n + 63) / 64);
 }
 
+/// Below this many flops a parallel region costs more than it saves: waking
+/// threads, and on an oversubscribed machine OpenMP's spin-waiting, which
+/// made short regions 10-40x slower with 2 threads. Such loops run serially
+/// over the same chunks, so the result does not change.
+constexpr double kMinParallelWork = 4.0e6;
+
 /// Calls f(begin, length) for every chunk of [0, n), in parallel when built
-/// with OpenMP and threads > 1. f must write only to its own chunk.
+/// with OpenMP, threads > 1 and the loop's estimated `work` (flops) is worth
+/// it. f must write only to its own chunk.
 template <class F>
-void for_chunks(Index n, int threads, F&& f) {
+void for_chunks(Index n, int threads, F&& f, double work = 1e300) {
   const Index len = chunk_length(n);
   const Index chunks = (n + len - 1) / len;
+  const bool parallel = threads > 1 && chunks > 1 && work >= kMinParallelWork;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (parallel)
 #endif
   for (Index c = 0; c < chunks; ++c) {
     const Index b = c * len;
     f(b, std::min(len, n - b));
   }
-  (void)threads;
+  (void)parallel;
 }
 
 /// Sum over i in [0, n) of f(i), computed in parallel chunks and added in a
 /// fixed order.
 template <class F>
-double sum_chunks(Index n, int threads, F&& f) {
+double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
   const Index len = chunk_length(n);
   const Index chunks = (n + len - 1) / len;
   std::vector<double> part(static_cast<size_t>(chunks), 0.0);
@@ -43,7 +51,7 @@ double sum_chunks(Index n, int threads, F&& f) {
     double s = 0.0;
     for (Index i = b; i < b + l; ++i) s += f(i);
     part[static_cast<size_t>(b / len)] = s;
-  });
+  }, work);
   double s = 0.0;
   for (double v : part) s += v;
   return s;
