@@ -1,0 +1,351 @@
+// Entropic optimal transport between histograms, computed in the log domain
+// so that no epsilon underflows or overflows: the Gibbs-kernel operator in
+// log space (dense, or separable on a 1-D / 2-D grid), the stabilised
+// semi-dual value and gradient used by Wasserstein NMF, and log-domain
+// Sinkhorn for plain OT between two histograms.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "hooks.hpp"
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+namespace detail {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+// Below this a shifted kernel sum has lost (or may lose) relative accuracy to
+// underflow; such entries are recomputed by an exact log-sum-exp.
+constexpr double kTiny = 1e-290;
+
+/// out(i, j) = LSE_k( z(k, j) - cost(i, k) / eps ) for every column j of z,
+/// where gibbs = exp(-cost / eps). Fast path: per-column max shift and one
+/// matrix product; entries whose shifted sum is below kTiny are recomputed
+/// exactly. With `need`, only entries with need(i, j) > 0 are recomputed (the
+/// others may then hold -inf or an inexact value).
+inline void log_apply(const Mat& cost, const Mat& gibbs, double eps,
+                      const Eigen::Ref<const Mat>& z, Eigen::Ref<Mat> out,
+                      const Mat* need = nullptr) {
+  const Index rows = cost.rows(), inner = cost.cols(), cols = z.cols();
+  Vec shift(cols);
+  Mat u(inner, cols);
+  for (Index j = 0; j < cols; ++j) {
+    shift[j] = z.col(j).maxCoeff();
+    if (shift[j] == kNegInf) {
+      u.col(j).setZero();
+    } else {
+      u.col(j) = (z.col(j).array() - shift[j]).exp();
+    }
+  }
+  out.noalias() = gibbs * u;
+  for (Index j = 0; j < cols; ++j) {
+    for (Index i = 0; i < rows; ++i) {
+      const double q = out(i, j);
+      if (shift[j] == kNegInf) {
+        out(i, j) = kNegInf;
+      } else if (q >= kTiny && std::isfinite(q)) {
+        out(i, j) = shift[j] + std::log(q);
+      } else if (need == nullptr || (*need)(i, j) > 0) {
+        double mx = kNegInf;
+        for (Index k = 0; k < inner; ++k)
+          mx = std::max(mx, z(k, j) - cost(i, k) / eps);
+        double s = 0.0;
+        if (mx != kNegInf) {
+          for (Index k = 0; k < inner; ++k)
+            s += std::exp(z(k, j) - cost(i, k) / eps - mx);
+        }
+        out(i, j) = mx == kNegInf ? kNegInf : mx + std::log(s);
+      } else {
+        out(i, j) = kNegInf;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+/// The ground cost of entropic OT on m bins at one epsilon, with its Gibbs
+/// kernel. Dense: any m x m cost. Separable: a squared-Euclidean cost on an
+/// r x s grid (bins in column-major order, s = 1 for a 1-D grid), given by
+/// its per-axis factors c1 (r x r) and c2 (s x s), C = c1 (+) c2; applying
+/// the kernel then costs O(m (r + s)) per column instead of O(m^2).
+class OtKernel {
+ public:
+  /// A dense cost matrix (finite, nonnegative; need not be symmetric).
+  static OtKernel dense(const Mat& cost, double eps) {
+    require(cost.rows() == cost.cols() && cost.rows() > 0,
+            "cost must be a square matrix");
+    require(eps > 0, "epsilon must be positive");
+    OtKernel k;
+    k.eps_ = eps;
+    k.separable_ = false;
+    k.c1_ = cost;
+    k.k1_ = (-cost.array() / eps).exp();
+    k.symmetric_ = cost == cost.transpose();
+    if (!k.symmetric_) {
+      k.c1t_ = cost.transpose();
+      k.k1t_ = k.k1_.transpose();
+    }
+    return k;
+  }
+  /// A separable cost C((i,j),(k,l)) = c1(i,k) + c2(j,l) (both symmetric).
+  static OtKernel separable(const Mat& c1, const Mat& c2, double eps) {
+    require(c1.rows() == c1.cols() && c2.rows() == c2.cols() &&
+                c1.rows() > 0 && c2.rows() > 0,
+            "axis costs must be square");
+    require(eps > 0, "epsilon must be positive");
+    OtKernel k;
+    k.eps_ = eps;
+    k.separable_ = c2.rows() > 1;
+    k.symmetric_ = true;
+    if (k.separable_) {
+      k.c1_ = c1;
+      k.c2_ = c2;
+      k.k1_ = (-c1.array() / eps).exp();
+      k.k2_ = (-c2.array() / eps).exp();
+    } else {  // 1-D: the axis factor is the whole (dense) kernel
+      k.c1_ = (c1.array() + c2(0, 0)).matrix();
+      k.k1_ = (-k.c1_.array() / eps).exp();
+    }
+    return k;
+  }
+
+  /// Number of bins m.
+  Index size() const {
+    return separable_ ? c1_.rows() * c2_.rows() : c1_.rows();
+  }
+  double epsilon() const { return eps_; }
+  bool is_separable() const { return separable_; }
+
+  /// The full m x m cost matrix (for tests and small problems).
+  Mat dense_cost() const {
+    if (!separable_) return c1_;
+    const Index r = c1_.rows(), s = c2_.rows();
+    Mat c(r * s, r * s);
+    for (Index j = 0; j < s; ++j)
+      for (Index i = 0; i < r; ++i)
+        for (Index l = 0; l < s; ++l)
+          for (Index k = 0; k < r; ++k)
+            c(i + r * j, k + r * l) = c1_(i, k) + c2_(j, l);
+    return c;
+  }
+
+  /// out(a, j) = LSE_b( z(b, j) - C(a, b) / eps ), or with C(b, a) when
+  /// `transpose`. z may hold -inf (zero mass). With `need`, entries where
+  /// need(a, j) == 0 are not required to be exact.
+  void log_conv(const Eigen::Ref<const Mat>& z, Eigen::Ref<Mat> out,
+                bool transpose = false, const Mat* need = nullptr) const {
+    if (!separable_) {
+      const bool t = transpose && !symmetric_;
+      detail::log_apply(t ? c1t_ : c1_, t ? k1t_ : k1_, eps_, z, out, need);
+      return;
+    }
+    const Index r = c1_.rows(), s = c2_.rows();
+    Mat zt(s, r), yt(s, r), y(r, s), o(r, s), nd;
+    for (Index j = 0; j < z.cols(); ++j) {
+      // along the second axis: rows of the r x s image are columns of zt
+      zt = Eigen::Map<const Mat>(z.col(j).data(), r, s).transpose();
+      detail::log_apply(c2_, k2_, eps_, zt, yt);
+      y = yt.transpose();
+      const Mat* nd_ptr = nullptr;
+      if (need != nullptr) {
+        nd = Eigen::Map<const Mat>(need->col(j).data(), r, s);
+        nd_ptr = &nd;
+      }
+      detail::log_apply(c1_, k1_, eps_, y, o, nd_ptr);
+      out.col(j) = Eigen::Map<const Vec>(o.data(), r * s);
+    }
+  }
+
+ private:
+  double eps_ = 1.0;
+  bool separable_ = false;
+  bool symmetric_ = true;
+  Mat c1_, k1_, c2_, k2_, c1t_, k1t_;
+};
+
+namespace detail {
+
+/// Sums f(begin, length) over the fixed column chunks of [0, n), in chunk
+/// order, so the result does not depend on the thread count.
+template <class F>
+double sum_blocks(Index n, int threads, F&& f) {
+  const Index len = chunk_length(n);
+  std::vector<double> part(static_cast<size_t>((n + len - 1) / len), 0.0);
+  for_chunks(n, threads, [&](Index b, Index l) {
+    part[static_cast<size_t>(b / len)] = f(b, l);
+  });
+  double s = 0.0;
+  for (double v : part) s += v;
+  return s;
+}
+
+}  // namespace detail
+
+/// log(x) where x > 0 and -inf where x == 0, elementwise.
+inline Mat safe_log(const Mat& x) {
+  return x.unaryExpr([](double v) {
+    return v > 0 ? std::log(v) : detail::kNegInf;
+  });
+}
+
+/// The entropic OT semi-dual summed over columns, with its gradient:
+///   OT*(x, g) = eps sum_{a: x_a > 0} x_a (l_a - log x_a + 1),
+///   l_a = LSE_b((g_b - C_ab) / eps),
+///   grad_b = sum_a x_a exp((g_b - C_ab) / eps - l_a)
+/// (the column marginal of the plan). x: m x n histograms, log_x =
+/// safe_log(x), g: m x n. Writes grad (m x n) and, when `per_col` is given,
+/// each column's value. Exact in the log domain for any epsilon.
+inline double semidual(const OtKernel& kernel, const Mat& x, const Mat& log_x,
+                       const Eigen::Ref<const Mat>& g, Eigen::Ref<Mat> grad,
+                       int threads, Vec* per_col = nullptr) {
+  const Index m = x.rows(), n = x.cols();
+  require(kernel.size() == m && g.rows() == m && g.cols() == n,
+          "semidual: dimensions do not match");
+  const double eps = kernel.epsilon();
+  if (per_col != nullptr) per_col->resize(n);
+  return detail::sum_blocks(n, threads, [&](Index b, Index l) {
+    const Mat z = g.middleCols(b, l) / eps;
+    const Mat xb = x.middleCols(b, l);
+    Mat ell(m, l);
+    kernel.log_conv(z, ell, false, &xb);
+    double total = 0.0;
+    Mat z2(m, l);
+    for (Index j = 0; j < l; ++j) {
+      double v = 0.0;
+      for (Index a = 0; a < m; ++a) {
+        const double xa = xb(a, j);
+        if (xa > 0) {
+          v += xa * (ell(a, j) - log_x(a, b + j) + 1.0);
+          z2(a, j) = log_x(a, b + j) - ell(a, j);
+        } else {
+          z2(a, j) = detail::kNegInf;
+        }
+      }
+      v *= eps;
+      if (per_col != nullptr) (*per_col)[b + j] = v;
+      total += v;
+    }
+    Mat r(m, l);
+    kernel.log_conv(z2, r, true);
+    grad.middleCols(b, l) = (z.array() + r.array()).exp();
+    return total;
+  });
+}
+
+/// Result of log-domain Sinkhorn between the columns of a and b.
+struct SinkhornResult {
+  Vec cost;       ///< OT_eps = <P,C> + eps sum P (log P - 1), one per column
+  Vec error;      ///< L1 error of the row marginal at the end, per column
+  Mat f, g;       ///< dual potentials (m x n); -inf where the mass is zero
+  int iterations = 0;
+  Status status = Status::max_iter;
+};
+
+/// Entropic OT between histograms a(:, j) and b(:, j) (m x n each, columns
+/// summing to one) by Sinkhorn iterations on the potentials in the log
+/// domain. Stops when every column's row-marginal L1 error is <= tol (the
+/// column marginals are exact after each iteration) or after max_iter.
+template <class Hooks = NullHooks>
+SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
+                            const Mat& b, int max_iter, double tol,
+                            int threads, Hooks&& hooks = Hooks()) {
+  const Index m = a.rows(), n = a.cols();
+  require(kernel.size() == m && b.rows() == m && b.cols() == n,
+          "sinkhorn: dimensions do not match");
+  require(max_iter >= 1 && tol >= 0, "sinkhorn: bad settings");
+  const double eps = kernel.epsilon();
+  const Mat log_a = safe_log(a), log_b = safe_log(b);
+  SinkhornResult res;
+  res.f = Mat::Zero(m, n);
+  res.g = Mat::Zero(m, n);
+  for (Index j = 0; j < n; ++j)
+    for (Index i = 0; i < m; ++i)
+      if (a(i, j) <= 0) res.f(i, j) = detail::kNegInf;
+  Mat lf(m, n), lg(m, n);
+  res.error = Vec::Constant(n, std::numeric_limits<double>::infinity());
+  auto row_pass = [&]() {
+    detail::for_chunks(n, threads, [&](Index c0, Index l) {
+      kernel.log_conv(res.g.middleCols(c0, l) / eps, lf.middleCols(c0, l),
+                      false, nullptr);
+    });
+  };
+  for (int it = 1; it <= max_iter; ++it) {
+    // column update: g = eps (log b - LSE_a (f_a - C_ab) / eps)
+    detail::for_chunks(n, threads, [&](Index c0, Index l) {
+      kernel.log_conv(res.f.middleCols(c0, l) / eps, lg.middleCols(c0, l),
+                      true, nullptr);
+      for (Index j = c0; j < c0 + l; ++j)
+        for (Index i = 0; i < m; ++i)
+          res.g(i, j) = b(i, j) > 0 ? eps * (log_b(i, j) - lg(i, j))
+                                    : detail::kNegInf;
+    });
+    row_pass();
+    double worst = 0.0;
+    for (Index j = 0; j < n; ++j) {
+      double e = 0.0;
+      for (Index i = 0; i < m; ++i) {
+        const double r = a(i, j) > 0 ? std::exp(res.f(i, j) / eps + lf(i, j))
+                                     : 0.0;
+        e += std::abs(r - a(i, j));
+      }
+      res.error[j] = e;
+      worst = std::max(worst, e);
+    }
+    res.iterations = it;
+    if (!std::isfinite(worst)) {
+      res.status = Status::numerical_error;
+      break;
+    }
+    if (worst <= tol) {
+      res.status = Status::converged;
+      break;
+    }
+    if (hooks.check_interrupt()) {
+      res.status = Status::interrupted;
+      break;
+    }
+    // row update: f = eps (log a - LSE_b (g_b - C_ab) / eps)
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < m; ++i)
+        res.f(i, j) = a(i, j) > 0 ? eps * (log_a(i, j) - lf(i, j))
+                                  : detail::kNegInf;
+  }
+  // Value of the plan P = exp((f + g - C) / eps), whose column marginals are
+  // b: eps log P = f + g - C gives <P,C> + eps sum P (log P - 1) =
+  // sum_a f_a r_a + sum_b g_b b_b - eps sum r, r = P 1.
+  res.cost.resize(n);
+  for (Index j = 0; j < n; ++j) {
+    double fr = 0.0, gb = 0.0, mass = 0.0;
+    for (Index i = 0; i < m; ++i) {
+      if (a(i, j) > 0) {
+        const double r = std::exp(res.f(i, j) / eps + lf(i, j));
+        fr += res.f(i, j) * r;
+        mass += r;
+      }
+      if (b(i, j) > 0) gb += res.g(i, j) * b(i, j);
+    }
+    res.cost[j] = fr + gb - eps * mass;
+  }
+  return res;
+}
+
+/// The plan exp((f_a + g_b - C_ab) / eps) of column j of a Sinkhorn result.
+inline Mat sinkhorn_plan(const OtKernel& kernel, const SinkhornResult& r,
+                         Index j) {
+  const Mat c = kernel.dense_cost();
+  const double eps = kernel.epsilon();
+  const Index m = c.rows();
+  Mat p(m, m);
+  for (Index bb = 0; bb < m; ++bb)
+    for (Index a = 0; a < m; ++a)
+      p(a, bb) = std::exp((r.f(a, j) + r.g(bb, j) - c(a, bb)) / eps);
+  return p;
+}
+
+}  // namespace nmfkit
