@@ -9,3 +9,5 @@
 #include "nmfkit/nnls.hpp"
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
+#include "nmfkit/sinkhorn.hpp"
+#include "nmfkit/wasserstein.hpp"
