@@ -33,3 +33,7 @@ r_ot_semidual <- function(x, g, kernel, epsilon, threads) {
     .Call(`_nmfkit_r_ot_semidual`, x, g, kernel, epsilon, threads)
 }
 
+r_ot_lbfgs <- function(a, b, kernel, epsilon, control) {
+    .Call(`_nmfkit_r_ot_lbfgs`, a, b, kernel, epsilon, control)
+}
+

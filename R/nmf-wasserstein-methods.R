@@ -160,7 +160,7 @@ summary.nmfkit_wasserstein <- function(object, ...) {
 #' @export
 print.summary.nmfkit_wasserstein <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   NextMethod()
-  cat(sprintf("Ground cost: %s; epsilon %s; rho: weights %s, dictionary %s\n",
+  cat(sprintf("Ground cost: %s\nepsilon %s; rho: weights %s, dictionary %s\n",
               x$ground, format(x$epsilon, digits = digits),
               format(x$rho[["weights"]], digits = digits),
               format(x$rho[["dictionary"]], digits = digits)))
@@ -246,25 +246,28 @@ plot.nmfkit_wasserstein <- function(x, type = c("basis", "coef", "loss"),
 #'   divergence \eqn{OT(a,b) - (OT(a,a) + OT(b,b))/2} so that the distance of
 #'   a sample to itself is zero) or `"coef"` (distances between the columns of
 #'   `H`, with `metric` and `normalize`).
-#' @param control For OT: [nmf_control()] with Sinkhorn's `max_iter` and
-#'   `tol` (see [ot_distance()]).
+#' @param method,control For OT: the method and its settings, as in
+#'   [ot_distance()] (here `tol = 1e-6` by default). There are `n (n + 1) / 2`
+#'   OT problems, solved together.
 #' @export
 nmf_distance.nmfkit_wasserstein <- function(x, space = c("reconstruction",
                                                          "coef"),
+                                            method = c("sinkhorn", "lbfgs"),
                                             control = nmf_control(
-                                              max_iter = 1000, tol = 1e-9),
+                                              max_iter = 10000, tol = 1e-6),
                                             ...) {
   space <- rlang::arg_match(space)
   if (space == "coef") return(nmf_distance.nmfkit(x, ...))
+  method <- rlang::arg_match(method)
   control <- check_control(control,
-                           default = nmf_control(max_iter = 1000, tol = 1e-9))
+                           default = nmf_control(max_iter = 10000, tol = 1e-6))
   y <- x$W %*% x$H
   y <- sweep(pmax(y, 0), 2, colSums(y), "/")
   n <- ncol(y)
   pairs <- which(lower.tri(matrix(0, n, n)), arr.ind = TRUE)
   a <- y[, c(pairs[, 1], seq_len(n)), drop = FALSE]
   b <- y[, c(pairs[, 2], seq_len(n)), drop = FALSE]
-  cost <- sinkhorn_pairs(a, b, x$ground, x$epsilon, control)$cost
+  cost <- ot_pairs(a, b, x$ground, x$epsilon, control, method)$cost
   self <- cost[nrow(pairs) + seq_len(n)]
   d <- cost[seq_len(nrow(pairs))] -
     (self[pairs[, 1]] + self[pairs[, 2]]) / 2

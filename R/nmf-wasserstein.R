@@ -120,20 +120,30 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #'
 #' Computes \eqn{OT_\epsilon(a, b) = \min_P \langle P, C\rangle +
 #' \epsilon \sum P (\log P - 1)} over plans `P` with row sums `a` and column
-#' sums `b`, by Sinkhorn iterations on the dual potentials in the log domain
-#' (stable for any `epsilon`). The constant `-epsilon` (from the `- 1`) is the
-#' convention of [nmf_wasserstein()]'s objective; add `epsilon` to get
+#' sums `b`, in the log domain (stable for any `epsilon`). The constant
+#' `-epsilon` (from the `- 1`) is the convention of [nmf_wasserstein()]'s
+#' objective; add `epsilon` to get
 #' \eqn{\langle P, C\rangle + \epsilon \sum P \log P}.
+#'
+#' `method = "sinkhorn"` alternates exact updates of the two dual potentials
+#' (log-domain Sinkhorn); the column sums of the plan are then exact and it
+#' stops when the L1 error of the row sums is at most `control$tol`.
+#' `method = "lbfgs"` maximises the semi-dual
+#' \eqn{\max_v \langle v, b\rangle - OT^*_\epsilon(a, v)} by L-BFGS, as
+#' [nmf_wasserstein()] does; the row sums are then exact and it stops when
+#' the largest error of the column sums is at most `control$tol`. Sinkhorn
+#' needs many iterations when `epsilon` is small or the histograms have thin
+#' tails; L-BFGS is then much faster.
 #'
 #' @param a,b Histograms: vectors, or matrices with one histogram per column
 #'   (a single column is recycled). Normalised to sum to one.
 #' @param cost,coords,image_dim,kernel The ground cost, as in
 #'   [nmf_wasserstein()].
 #' @param epsilon Entropic regularisation, greater than 0.
+#' @param method `"sinkhorn"` or `"lbfgs"`.
 #' @param plan Also return the transport plans.
-#' @param control [nmf_control()]: `max_iter` Sinkhorn iterations (default
-#'   1000) and `tol`, the largest L1 error of the row marginals at which to
-#'   stop (default `1e-9`; the column marginals are exact).
+#' @param control [nmf_control()]: `max_iter` iterations (default 10000) and
+#'   `tol`, the marginal error at which to stop (default `1e-8`).
 #' @return A numeric vector, one cost per pair of columns. With `plan = TRUE`
 #'   a list with `cost`, `transport` (\eqn{\langle P, C\rangle}) and `plan`
 #'   (a list of `m` x `m` plans).
@@ -142,12 +152,13 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #' a <- dnorm(t, 0.3, 0.05)
 #' b <- dnorm(t, 0.7, 0.05)
 #' ot_distance(a, cbind(a, b), coords = t, epsilon = 0.01)
+#' ot_distance(a, cbind(a, b), coords = t, epsilon = 0.01, method = "lbfgs")
 #' @export
 ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
                         epsilon = 0.025,
                         kernel = c("auto", "dense", "separable"),
-                        plan = FALSE,
-                        control = nmf_control(max_iter = 1000, tol = 1e-9)) {
+                        method = c("sinkhorn", "lbfgs"), plan = FALSE,
+                        control = nmf_control(max_iter = 10000, tol = 1e-8)) {
   if (is.null(dim(a))) a <- matrix(a, ncol = 1L)
   if (is.null(dim(b))) b <- matrix(b, ncol = 1L)
   a <- check_histograms(a)
@@ -166,16 +177,15 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
   b <- b[, rep_len(seq_len(ncol(b)), n), drop = FALSE]
   epsilon <- check_number(epsilon, min = 0, strict = TRUE, what = "epsilon")
   kernel <- rlang::arg_match(kernel)
+  method <- rlang::arg_match(method)
   check_flag(plan)
   control <- check_control(control,
-                           default = nmf_control(max_iter = 1000, tol = 1e-9))
+                           default = nmf_control(max_iter = 10000, tol = 1e-8))
   ground <- ground_cost(nrow(a), cost, coords, image_dim, kernel)
-  res <- sinkhorn_pairs(a, b, ground, epsilon, control)
+  res <- ot_pairs(a, b, ground, epsilon, control, method)
   if (!plan) return(res$cost)
   c_full <- ground_dense(ground)
-  plans <- lapply(seq_len(n), function(j) {
-    exp((outer(res$f[, j], res$g[, j], "+") - c_full) / epsilon)
-  })
+  plans <- lapply(seq_len(n), function(j) ot_plan(res, j, a, c_full, epsilon))
   list(cost = res$cost,
        transport = vapply(plans, function(p) sum(p * c_full), numeric(1)),
        plan = plans)
@@ -194,7 +204,7 @@ check_histograms <- function(x, arg = rlang::caller_arg(x),
   if (any(mass <= 0)) {
     bad <- which(mass <= 0)
     abort_nmfkit(c("Every column of {.arg {arg}} must have positive mass.",
-                   "x" = "{cli::qty(length(bad))}Column{?s} {bad} {?is/are} all zero."),
+                   "x" = "{cli::qty(length(bad))}Column{?s} {paste(bad, collapse = ', ')} {?is/are} all zero."),
                  "zero", call = call)
   }
   if (any(abs(mass - 1) > 1e-12)) {
@@ -261,17 +271,37 @@ steps_frame <- function(s, step) {
              status = s$status)
 }
 
-# Sinkhorn between the columns of a and b; warns when it did not converge.
-sinkhorn_pairs <- function(a, b, ground, epsilon, control,
-                           call = rlang::caller_env()) {
-  res <- r_ot_sinkhorn(a, b, ground$spec, epsilon, control$max_iter,
-                       control$tol, control$threads)
+# Entropic OT between the columns of a and b by Sinkhorn or L-BFGS; warns
+# when it did not converge.
+ot_pairs <- function(a, b, ground, epsilon, control, method,
+                     call = rlang::caller_env()) {
+  if (method == "sinkhorn") {
+    res <- r_ot_sinkhorn(a, b, ground$spec, epsilon, control$max_iter,
+                         control$tol, control$threads)
+    err <- max(res$error)
+  } else {
+    res <- r_ot_lbfgs(a, b, ground$spec, epsilon, control)
+    err <- res$grad_max
+  }
+  res$method <- method
   if (res$status != "converged") {
     cli::cli_warn(
-      c("Sinkhorn stopped after {res$iterations} iteration{?s} ({res$status}) with a marginal error of {signif(max(res$error), 3)}.",
-        "i" = "Raise {.code max_iter} in {.arg control}, or a larger {.arg epsilon} converges faster."),
+      c("{.code {method}} stopped after {res$iterations} iteration{?s} ({res$status}) with a marginal error of {signif(err, 3)}.",
+        "i" = "Raise {.code max_iter} or {.code tol} in {.arg control}; a larger {.arg epsilon} converges faster."),
       class = c("nmfkit_warning_convergence", "nmfkit_warning"), call = call
     )
   }
   res
+}
+
+# The plan of pair j from the dual potentials of ot_pairs().
+ot_plan <- function(res, j, a, c_full, epsilon) {
+  if (res$method == "sinkhorn") {
+    return(exp((outer(res$f[, j], res$g[, j], "+") - c_full) / epsilon))
+  }
+  z <- (matrix(res$v[, j], nrow(c_full), ncol(c_full), byrow = TRUE) -
+          c_full) / epsilon
+  mx <- apply(z, 1, max)
+  ell <- mx + log(rowSums(exp(z - mx)))
+  a[, j] * exp(z - ell)
 }

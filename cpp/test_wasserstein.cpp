@@ -264,3 +264,21 @@ TEST_CASE("nmf_wasserstein: simplex factors, thread invariance, interrupt") {
   CHECK_THROWS_AS(nmfkit::nmf_wasserstein(k, x, w0.topRows(5), h0, p),
                   std::invalid_argument);
 }
+
+TEST_CASE("OT by L-BFGS on the semi-dual agrees with Sinkhorn") {
+  const Mat c = cost_1d(grid(40, -3, 3));
+  const OtKernel k = OtKernel::dense(c, 0.02);
+  const Mat a = histograms(40, 5, 51, 0.0), b = histograms(40, 5, 52, 0.0);
+  const nmfkit::SinkhornResult s =
+      nmfkit::sinkhorn_log(k, a, b, 200000, 1e-12, 1);
+  REQUIRE(s.status == nmfkit::Status::converged);
+  nmfkit::WassersteinParams p;
+  p.tol = 1e-8;
+  p.max_iter = 5000;
+  Mat v;
+  nmfkit::DualStats st;
+  const Vec cost = nmfkit::ot_lbfgs(k, a, b, v, p, st);
+  CHECK(st.status == nmfkit::Status::converged);
+  CHECK((cost - s.cost).cwiseAbs().maxCoeff() < 1e-10);
+  MESSAGE("sinkhorn " << s.iterations << ", lbfgs " << st.iterations);
+}

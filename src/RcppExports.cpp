@@ -144,6 +144,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_ot_lbfgs
+Rcpp::List r_ot_lbfgs(const Eigen::Map<Eigen::MatrixXd> a, const Eigen::Map<Eigen::MatrixXd> b, Rcpp::List kernel, double epsilon, Rcpp::List control);
+RcppExport SEXP _nmfkit_r_ot_lbfgs(SEXP aSEXP, SEXP bSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_ot_lbfgs(a, b, kernel, epsilon, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
@@ -154,6 +169,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
     {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},
     {"_nmfkit_r_ot_semidual", (DL_FUNC) &_nmfkit_r_ot_semidual, 5},
+    {"_nmfkit_r_ot_lbfgs", (DL_FUNC) &_nmfkit_r_ot_lbfgs, 5},
     {NULL, NULL, 0}
 };
 

@@ -118,3 +118,22 @@ Rcpp::List r_ot_semidual(const Eigen::Map<Eigen::MatrixXd> x,
   return Rcpp::List::create(Rcpp::Named("value") = v,
                             Rcpp::Named("gradient") = grad);
 }
+
+// [[Rcpp::export]]
+Rcpp::List r_ot_lbfgs(const Eigen::Map<Eigen::MatrixXd> a,
+                      const Eigen::Map<Eigen::MatrixXd> b, Rcpp::List kernel,
+                      double epsilon, Rcpp::List control) {
+  const nmfkit::OtKernel k = make_kernel(kernel, epsilon);
+  const nmfkit::WassersteinParams p = wasserstein_params(control, 1, 1, 1);
+  nmfkit_r::RHooks hooks;
+  Mat v;
+  nmfkit::DualStats st;
+  const nmfkit::Vec cost = nmfkit::ot_lbfgs(k, Mat(a), Mat(b), v, p, st,
+                                            hooks);
+  hooks.finish();
+  return Rcpp::List::create(
+      Rcpp::Named("cost") = cost, Rcpp::Named("v") = v,
+      Rcpp::Named("iterations") = st.iterations,
+      Rcpp::Named("grad_max") = st.grad_max,
+      Rcpp::Named("status") = std::string(nmfkit::status_name(st.status)));
+}

@@ -243,14 +243,59 @@ struct SinkhornResult {
   Vec cost;       ///< OT_eps = <P,C> + eps sum P (log P - 1), one per column
   Vec error;      ///< L1 error of the row marginal at the end, per column
   Mat f, g;       ///< dual potentials (m x n); -inf where the mass is zero
+  std::vector<int> column_iterations;  ///< iterations each column ran
   int iterations = 0;
   Status status = Status::max_iter;
 };
 
+namespace detail {
+
+/// One Sinkhorn iteration on the columns `cols` (g update, then the row
+/// marginal error, then the f update for the columns still above tol).
+/// Columns are gathered so that the kernel runs only on active ones.
+inline void sinkhorn_step(const OtKernel& kernel, const Mat& a, const Mat& b,
+                          const Mat& log_a, const Mat& log_b, double tol,
+                          const std::vector<Index>& cols, SinkhornResult& res,
+                          Mat& lf_out, std::vector<char>& done) {
+  const Index m = a.rows(), l = static_cast<Index>(cols.size());
+  const double eps = kernel.epsilon();
+  Mat z(m, l), lse(m, l);
+  for (Index c = 0; c < l; ++c) z.col(c) = res.f.col(cols[c]) / eps;
+  kernel.log_conv(z, lse, true);
+  for (Index c = 0; c < l; ++c) {
+    const Index j = cols[c];
+    for (Index i = 0; i < m; ++i)
+      res.g(i, j) = b(i, j) > 0 ? eps * (log_b(i, j) - lse(i, c)) : kNegInf;
+    z.col(c) = res.g.col(j) / eps;
+  }
+  kernel.log_conv(z, lse, false);
+  for (Index c = 0; c < l; ++c) {
+    const Index j = cols[c];
+    double e = 0.0;
+    for (Index i = 0; i < m; ++i) {
+      const double r =
+          a(i, j) > 0 ? std::exp(res.f(i, j) / eps + lse(i, c)) : 0.0;
+      e += std::abs(r - a(i, j));
+    }
+    res.error[j] = e;
+    lf_out.col(j) = lse.col(c);
+    ++res.column_iterations[static_cast<size_t>(j)];
+    if (e <= tol || !std::isfinite(e)) {
+      done[static_cast<size_t>(j)] = 1;
+      continue;
+    }
+    for (Index i = 0; i < m; ++i)
+      res.f(i, j) = a(i, j) > 0 ? eps * (log_a(i, j) - lse(i, c)) : kNegInf;
+  }
+}
+
+}  // namespace detail
+
 /// Entropic OT between histograms a(:, j) and b(:, j) (m x n each, columns
 /// summing to one) by Sinkhorn iterations on the potentials in the log
-/// domain. Stops when every column's row-marginal L1 error is <= tol (the
-/// column marginals are exact after each iteration) or after max_iter.
+/// domain. Each column stops on its own once its row-marginal L1 error is
+/// <= tol (its column marginal is exact after every iteration), so a column's
+/// answer does not depend on the others; all stop after max_iter.
 template <class Hooks = NullHooks>
 SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
                             const Mat& b, int max_iter, double tol,
@@ -267,42 +312,25 @@ SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
   for (Index j = 0; j < n; ++j)
     for (Index i = 0; i < m; ++i)
       if (a(i, j) <= 0) res.f(i, j) = detail::kNegInf;
-  Mat lf(m, n), lg(m, n);
   res.error = Vec::Constant(n, std::numeric_limits<double>::infinity());
-  auto row_pass = [&]() {
-    detail::for_chunks(n, threads, [&](Index c0, Index l) {
-      kernel.log_conv(res.g.middleCols(c0, l) / eps, lf.middleCols(c0, l),
-                      false, nullptr);
-    });
-  };
+  res.column_iterations.assign(static_cast<size_t>(n), 0);
+  std::vector<char> done(static_cast<size_t>(n), 0);
+  Mat lf(m, n);
   for (int it = 1; it <= max_iter; ++it) {
-    // column update: g = eps (log b - LSE_a (f_a - C_ab) / eps)
     detail::for_chunks(n, threads, [&](Index c0, Index l) {
-      kernel.log_conv(res.f.middleCols(c0, l) / eps, lg.middleCols(c0, l),
-                      true, nullptr);
+      std::vector<Index> cols;
       for (Index j = c0; j < c0 + l; ++j)
-        for (Index i = 0; i < m; ++i)
-          res.g(i, j) = b(i, j) > 0 ? eps * (log_b(i, j) - lg(i, j))
-                                    : detail::kNegInf;
+        if (!done[static_cast<size_t>(j)]) cols.push_back(j);
+      if (!cols.empty())
+        detail::sinkhorn_step(kernel, a, b, log_a, log_b, tol, cols, res, lf,
+                              done);
     });
-    row_pass();
-    double worst = 0.0;
-    for (Index j = 0; j < n; ++j) {
-      double e = 0.0;
-      for (Index i = 0; i < m; ++i) {
-        const double r = a(i, j) > 0 ? std::exp(res.f(i, j) / eps + lf(i, j))
-                                     : 0.0;
-        e += std::abs(r - a(i, j));
-      }
-      res.error[j] = e;
-      worst = std::max(worst, e);
-    }
     res.iterations = it;
-    if (!std::isfinite(worst)) {
+    if (!res.error.allFinite()) {
       res.status = Status::numerical_error;
       break;
     }
-    if (worst <= tol) {
+    if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; })) {
       res.status = Status::converged;
       break;
     }
@@ -310,11 +338,6 @@ SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
       res.status = Status::interrupted;
       break;
     }
-    // row update: f = eps (log a - LSE_b (g_b - C_ab) / eps)
-    for (Index j = 0; j < n; ++j)
-      for (Index i = 0; i < m; ++i)
-        res.f(i, j) = a(i, j) > 0 ? eps * (log_a(i, j) - lf(i, j))
-                                  : detail::kNegInf;
   }
   // Value of the plan P = exp((f + g - C) / eps), whose column marginals are
   // b: eps log P = f + g - C gives <P,C> + eps sum P (log P - 1) =

@@ -136,8 +136,7 @@ template <class Dual, class Hooks>
 class DualFunctor {
  public:
   DualFunctor(const Dual& dual, Index m, Index n, double tol, Hooks& hooks)
-      : dual_(dual), m_(m), n_(n), tol_(tol), hooks_(hooks),
-        last_poll_(std::chrono::steady_clock::now()) {}
+      : dual_(dual), m_(m), n_(n), tol_(tol), hooks_(hooks) {}
 
   double operator()(const Vec& x, Vec& grad) {
     const Eigen::Map<const Mat> g(x.data(), m_, n_);
@@ -183,7 +182,7 @@ class DualFunctor {
   Index m_, n_;
   double tol_;
   Hooks& hooks_;
-  std::chrono::steady_clock::time_point last_poll_;
+  std::chrono::steady_clock::time_point last_poll_{};  // first call polls
 };
 
 /// More-Thuente line search that first reports each new iteration to the
@@ -279,6 +278,43 @@ Mat wasserstein_weights(const OtKernel& kernel, const Mat& x, const Mat& d,
                                  p.threads};
   stats = detail::minimise_dual(dual, g, p, hooks);
   return dual.primal(g);
+}
+
+/// Entropic OT between the columns of a and b (m x n, on the simplex) by
+/// L-BFGS on the semi-dual, OT_eps(a, b) = max_v <v, b> - OT*(a, v); the
+/// plan's row marginals are exact and its column marginals are within
+/// max |error| <= p.tol. Much faster than Sinkhorn when epsilon is small or
+/// the histograms have thin tails. Returns the costs (the convention
+/// <P,C> + eps sum P (log P - 1)); v (m x n) holds the dual potentials.
+template <class Hooks = NullHooks>
+Vec ot_lbfgs(const OtKernel& kernel, const Mat& a, const Mat& b, Mat& v,
+             const WassersteinParams& p, DualStats& stats,
+             Hooks&& hooks = Hooks()) {
+  require(kernel.size() == a.rows() && b.rows() == a.rows() &&
+              b.cols() == a.cols(),
+          "ot_lbfgs: dimensions do not match");
+  detail::check_histograms(a, "a");
+  detail::check_histograms(b, "b");
+  const Mat log_a = safe_log(a);
+  struct Dual {
+    const OtKernel& kernel;
+    const Mat& a;
+    const Mat& log_a;
+    const Mat& b;
+    int threads;
+    double operator()(const Eigen::Ref<const Mat>& g,
+                      Eigen::Ref<Mat> grad) const {
+      const double s = semidual(kernel, a, log_a, g, grad, threads);
+      grad -= b;
+      return s - (g.array() * b.array()).sum();
+    }
+  } dual{kernel, a, log_a, b, p.threads};
+  v = Mat::Zero(a.rows(), a.cols());
+  stats = detail::minimise_dual(dual, v, p, hooks);
+  Vec per_col;
+  Mat grad(a.rows(), a.cols());
+  semidual(kernel, a, log_a, v, grad, p.threads, &per_col);
+  return (v.array() * b.array()).colwise().sum().transpose() - per_col.array();
 }
 
 /// Wasserstein NMF from starting factors w0 (m x k) and h0 (k x n), both with

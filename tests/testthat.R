@@ -1,0 +1,4 @@
+library(testthat)
+library(nmfkit)
+
+test_check("nmfkit")
