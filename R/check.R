@@ -89,7 +89,7 @@ check_finite_values <- function(x, vals, arg, call) {
              if (n_inf) paste(n_inf, "infinite"))
   where <- first_position(x, bad)
   abort_nmfkit(c("{.arg {arg}} must not contain missing or infinite values.",
-                 "x" = "{.arg {arg}} has {paste(found, collapse = ', ')} entr{?y/ies}; the first is at {where}.",
+                 "x" = "{.arg {arg}} has {sum(bad)} such entr{?y/ies} ({paste(found, collapse = ', ')}); the first is at {where}.",
                  "i" = "Impute or drop them before factorising."),
                "nonfinite", call = call)
 }

@@ -20,7 +20,8 @@ warn_status <- function(status, control, iterations, call) {
         "i" = "The factors are those of the last finite iteration; try another {.arg init}."),
       class = c("nmfkit_warning_numerical", "nmfkit_warning"), call = call
     )
-  } else if (identical(status, "max_iter") && isTRUE(control$tol_set)) {
+  } else if (identical(status, "max_iter") && isTRUE(control$tol_set) &&
+             control$tol > 0) {
     cli::cli_warn(
       c("The fit did not reach {.code tol = {control$tol}} in {iterations} iteration{?s}.",
         "i" = "Raise {.code max_iter} in {.fn nmf_control}, or loosen {.code tol}."),

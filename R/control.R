@@ -11,6 +11,11 @@
 #' @param threads Number of OpenMP threads, at least 1. Results are identical
 #'   for any number of threads.
 #' @param verbose Report the loss as the fit goes.
+#' @param inner Passes over each factor per outer iteration, or `NULL` for the
+#'   solver's default. For `nmf(method = "hals")` the default 1 is plain HALS
+#'   (scikit-learn's `cd` solver); more passes reuse the Gram system while they
+#'   still pay off (Gillis and Glineur's accelerated HALS), which helps on
+#'   dense, ill-conditioned problems.
 #' @param ... Named settings that particular variants read (see their help).
 #' @return A list of class `nmfkit_control`.
 #' @examples
@@ -18,7 +23,7 @@
 #' @export
 nmf_control <- function(tol = 1e-4, max_iter = 200L,
                         threads = getOption("nmfkit.threads", 1L),
-                        verbose = FALSE, ...) {
+                        verbose = FALSE, inner = NULL, ...) {
   extra <- list(...)
   if (length(extra) && (is.null(names(extra)) || any(names(extra) == ""))) {
     abort_nmfkit("All settings in {.arg ...} must be named.", "control")
@@ -28,6 +33,8 @@ nmf_control <- function(tol = 1e-4, max_iter = 200L,
            max_iter = check_count(max_iter, min = 1, what = "control"),
            threads = check_count(threads, min = 1, what = "control"),
            verbose = check_flag(verbose),
+           inner = if (!is.null(inner))
+             check_count(inner, min = 1, what = "control"),
            tol_set = !missing(tol)),
       extra),
     class = "nmfkit_control"
@@ -39,6 +46,7 @@ print.nmfkit_control <- function(x, ...) {
   cat("<nmfkit_control>\n")
   shown <- unclass(x)
   shown$tol_set <- NULL
+  shown <- shown[!vapply(shown, is.null, logical(1))]
   utils::str(shown, no.list = TRUE, give.head = FALSE)
   invisible(x)
 }
@@ -50,8 +58,11 @@ check_control <- function(control, default = nmf_control(),
                           call = rlang::caller_env()) {
   if (inherits(control, "nmfkit_control")) return(control)
   if (is.list(control) && (!length(control) || !is.null(names(control)))) {
-    return(do.call(nmf_control, utils::modifyList(unclass(default)[
-      setdiff(names(default), "tol_set")], control)))
+    settings <- unclass(default)
+    settings$tol_set <- NULL
+    out <- do.call(nmf_control, utils::modifyList(settings, control))
+    out$tol_set <- "tol" %in% names(control) || isTRUE(default$tol_set)
+    return(out)
   }
   abort_nmfkit(c("{.arg {arg}} must be made by {.fn nmf_control}.",
                  "x" = "It is {.obj_type_friendly {control}}."),

@@ -8,8 +8,10 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
                          call = rlang::caller_env()) {
   if (is.list(init)) {
     if (!all(c("W", "H") %in% names(init))) {
+      found <- if (is.null(names(init))) "no names" else
+        cli::format_inline("names {.val {names(init)}}")
       abort_nmfkit(c("A user {.arg {arg}} must be a list with elements {.field W} and {.field H}.",
-                     "x" = "It has {?no names/names {.val {names(init)}}}."),
+                     "x" = "It has {found}."),
                    "init", call = call)
     }
     return(list(

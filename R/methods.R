@@ -142,7 +142,7 @@ print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
 # ||x - W H||_F / ||x||_F without forming the residual (x dense or dgCMatrix).
 frobenius_rel_error <- function(x, W, H) {
   x2 <- if (inherits(x, "dgCMatrix")) sum(x@x^2) else sum(x^2)
-  wtx <- as.matrix(crossprod(W, x))
+  wtx <- as.matrix(Matrix::crossprod(W, x))
   e <- x2 - 2 * sum(H * wtx) + sum(crossprod(W) * tcrossprod(H))
   if (x2 > 0) sqrt(max(e, 0) / x2) else 0
 }

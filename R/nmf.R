@@ -7,7 +7,10 @@
 #' `method = "hals"` runs cyclic coordinate descent on the Gram systems
 #' (hierarchical alternating least squares, the algorithm of scikit-learn's
 #' `solver = "cd"`), one pass over `W` then one over `H` per iteration;
-#' `method = "mu"` runs Lee and Seung's multiplicative updates. Both stop when
+#' `method = "mu"` runs Lee and Seung's multiplicative updates, and
+#' `method = "anls"` alternating nonnegative least squares: each factor is
+#' solved to tolerance given the other (unconstrained Cholesky solution clipped
+#' at zero, then coordinate descent per column), as RcppML does. All stop when
 #' the projected-gradient violation falls to `control$tol` times its first
 #' value, or after `control$max_iter` iterations.
 #'
@@ -25,7 +28,7 @@
 #' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
 #'   with samples as columns.
 #' @param rank Number of components, from 1 to `min(dim(x))`.
-#' @param method `"hals"` or `"mu"`.
+#' @param method `"hals"`, `"mu"` or `"anls"`.
 #' @param init `"nndsvda"`, `"nndsvd"`, `"nndsvdar"`, `"random"`, or a list
 #'   `list(W = , H = )` of starting factors.
 #' @param control Solver settings from [nmf_control()].
@@ -48,7 +51,7 @@
 #' fit
 #' plot(fit, type = "basis")
 #' @export
-nmf <- function(x, rank, method = c("hals", "mu"), init = "nndsvda",
+nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
                 control = nmf_control(), nrun = 1L, keep_data = TRUE) {
   call <- match.call()
   x <- check_data(x)

@@ -24,10 +24,14 @@ inline double ctrl_dbl(const Rcpp::List& c, const char* name) {
 inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
                                     const std::string& method) {
   nmfkit::NmfParams p;
-  p.method = method == "mu" ? nmfkit::Method::mu : nmfkit::Method::hals;
+  p.method = method == "mu"     ? nmfkit::Method::mu
+             : method == "anls" ? nmfkit::Method::anls
+                                : nmfkit::Method::hals;
   p.max_iter = ctrl_int(control, "max_iter");
   p.tol = ctrl_dbl(control, "tol");
   p.threads = ctrl_int(control, "threads");
+  if (control.containsElementNamed("inner") && !Rf_isNull(control["inner"]))
+    p.inner = ctrl_int(control, "inner");
   return p;
 }
 

@@ -16,6 +16,8 @@ class DenseData {
   Index rows() const { return x_.rows(); }
   Index cols() const { return x_.cols(); }
   double sq_norm() const { return x_.squaredNorm(); }
+  /// Number of stored entries (the cost of a product is proportional to it).
+  double stored() const { return static_cast<double>(x_.size()); }
   const Eigen::Ref<const Mat>& dense() const { return x_; }
 
   /// B = A X (A is k x m; B is k x n).
@@ -59,6 +61,7 @@ class SparseData {
     return s;
   }
   const SpT& sparse() const { return x_; }
+  double stored() const { return static_cast<double>(x_.nonZeros()); }
 
   /// B = A X (A is k x m; B is k x n).
   void left_mult(const Mat& a, Mat& b, int threads) const {

@@ -1,0 +1,50 @@
+# nmfkit: the two commands a new machine needs are `make demo` and `make test`.
+R ?= R
+RSCRIPT ?= Rscript
+PKG_FILES := DESCRIPTION NAMESPACE configure $(wildcard R/*.R) \
+  $(wildcard src/*.cpp src/*.h src/Makevars.in) \
+  $(wildcard inst/include/*.hpp inst/include/nmfkit/*.hpp) $(wildcard data/*)
+
+.PHONY: all deps deps-bench install demo test check bench document clean
+
+all: install
+
+deps:
+	@sh tools/install-deps.sh test
+
+deps-bench:
+	@sh tools/install-deps.sh bench
+
+# Reinstalls only when a package file changed since the last install.
+build/installed: $(PKG_FILES)
+	@mkdir -p build
+	$(R) CMD INSTALL --preclean --no-test-load . > build/install.log 2>&1 || \
+	  (tail -n 40 build/install.log; exit 1)
+	@sh ./cleanup
+	@touch $@
+	@echo "nmfkit installed"
+
+install: deps build/installed
+
+demo: install
+	$(RSCRIPT) demo/tour.R
+
+test: install
+	@sh tools/run-tests.sh
+
+check: deps
+	@mkdir -p check
+	cd check && $(R) CMD build --no-manual .. && \
+	  _R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check --as-cran --no-manual \
+	  nmfkit_*.tar.gz
+
+bench: deps-bench install
+	for f in bench/*.R; do echo "== $$f"; $(RSCRIPT) $$f || exit 1; done
+
+# Regenerates RcppExports, NAMESPACE and man/ (developers only).
+document:
+	$(RSCRIPT) -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
+
+clean:
+	rm -rf build check cpp/build* demo-output
+	@sh ./cleanup

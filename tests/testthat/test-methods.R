@@ -1,0 +1,90 @@
+test_that("print and summary show one screen each", {
+  set.seed(1)
+  fit <- nmf(swimmer(), 17)
+  expect_snapshot(print(fit))
+  expect_snapshot(summary(fit))
+  expect_invisible(print(fit))
+  s <- summary(fit)
+  expect_equal(sum(s$share), 1)
+  expect_equal(s$relative_error, tail(fit$loss, 1), tolerance = 1e-6)
+})
+
+test_that("coef, basis, fitted and residuals agree", {
+  x <- small_data()
+  set.seed(2)
+  fit <- nmf(x, 3)
+  expect_identical(coef(fit), fit$H)
+  expect_identical(basis(fit), fit$W)
+  expect_equal(fitted(fit), fit$W %*% fit$H, ignore_attr = TRUE)
+  expect_identical(dimnames(fitted(fit)), dimnames(x))
+  expect_equal(residuals(fit), x - fitted(fit))
+  nodata <- nmf(x, 3, keep_data = FALSE)
+  expect_null(nodata$data)
+  expect_error(residuals(nodata), class = "nmfkit_error_data")
+  expect_equal(residuals(nodata, x = x), x - fitted(nodata))
+})
+
+test_that("predict() on the training data reproduces coef() once converged", {
+  p <- planted_nmf(40, 30, 4, seed = 3)
+  x <- p$x + 0.01
+  set.seed(3)
+  fit <- nmf(x, 4, control = nmf_control(tol = 1e-10, max_iter = 5000))
+  h <- predict(fit, x)
+  expect_equal(h, fit$H, tolerance = 1e-5)
+  expect_identical(predict(fit), fit$H)
+  hs <- predict(fit, Matrix::Matrix(x, sparse = TRUE))
+  expect_equal(hs, h, tolerance = 1e-12)
+  expect_error(predict(fit, x[-1, ]), class = "nmfkit_error_dimension")
+  expect_error(predict(fit, -x), class = "nmfkit_error_negative")
+  expect_snapshot(predict(fit, x[-1, ]), error = TRUE)
+})
+
+test_that("predict() solves each column's NNLS problem (KKT)", {
+  x <- small_data()
+  set.seed(4)
+  fit <- nmf(x, 3)
+  newx <- small_data(seed = 99)
+  h <- predict(fit, newx)
+  g <- crossprod(fit$W) %*% h - crossprod(fit$W, newx)
+  expect_true(all(h >= 0))
+  expect_lt(max(abs(pmin(h, g))), 1e-8)
+})
+
+test_that("plot() draws every type and returns the model invisibly", {
+  set.seed(5)
+  fit <- nmf(swimmer(), 17)
+  withr::local_pdf(NULL)
+  for (type in c("basis", "coef", "loss")) {
+    expect_invisible(plot(fit, type = type))
+  }
+  expect_invisible(plot(fit, type = "basis", image_dim = NULL))
+  expect_invisible(plot(fit, components = c("nmf1", "nmf3")))
+  expect_error(plot(fit, components = 40), class = "nmfkit_error_components")
+  expect_error(plot(fit, image_dim = c(10, 10)),
+               class = "nmfkit_error_image_dim")
+  expect_error(plot(fit, type = "nope"), class = "rlang_error")
+})
+
+test_that("nmf_distance() gives a dist between samples in coefficient space", {
+  x <- small_data()
+  set.seed(6)
+  fit <- nmf(x, 3)
+  d <- nmf_distance(fit)
+  expect_s3_class(d, "dist")
+  expect_identical(attr(d, "Labels"), colnames(x))
+  expect_equal(as.matrix(d)[1, 2], sqrt(sum((fit$H[, 1] - fit$H[, 2])^2)))
+  dc <- as.matrix(nmf_distance(fit, metric = "cosine"))
+  expect_equal(unname(diag(dc)), rep(0, 20), tolerance = 1e-12)
+  expect_true(all(dc >= 0 & dc <= 1 + 1e-12))
+  expect_s3_class(stats::hclust(d), "hclust")
+  expect_error(nmf_distance(1:3), class = "nmfkit_error_type")
+})
+
+test_that("the model object holds its invariants", {
+  set.seed(7)
+  fit <- nmf(small_data(), 3)
+  expect_invisible(nmfkit:::validate_nmfkit(fit))
+  expect_s3_class(fit, c("nmfkit_nmf", "nmfkit"), exact = TRUE)
+  expect_identical(fit$rank, 3L)
+  expect_true(fit$status %in% c("converged", "max_iter"))
+})
