@@ -59,8 +59,8 @@
 #'   `loss` (the objective above after each outer iteration), `iterations`
 #'   (outer iterations), `status`, `epsilon`, `rho`, `ground` (the cost and
 #'   its kernel type), `coords`, `image_dim` and `steps`, a data frame with
-#'   the L-BFGS iterations and final largest gradient entry of every
-#'   dictionary and weights step.
+#'   the L-BFGS iterations, objective evaluations and final largest gradient
+#'   entry of every dictionary and weights step.
 #' @references Rolet, A., Cuturi, M. and Peyré, G. (2016). Fast dictionary
 #'   learning with a smoothed Wasserstein loss. AISTATS, PMLR 51, 630-638.
 #' @seealso [ot_distance()], [predict.nmfkit_wasserstein()],
@@ -263,12 +263,12 @@ wasserstein_init <- function(x, rank, init, call = rlang::caller_env()) {
 steps_frame <- function(s, step) {
   if (!length(s$iterations)) {
     return(data.frame(outer = integer(), step = character(),
-                      iterations = integer(), grad_max = numeric(),
-                      status = character()))
+                      iterations = integer(), evaluations = integer(),
+                      grad_max = numeric(), status = character()))
   }
   data.frame(outer = seq_along(s$iterations), step = step,
-             iterations = s$iterations, grad_max = s$grad_max,
-             status = s$status)
+             iterations = s$iterations, evaluations = s$evaluations,
+             grad_max = s$grad_max, status = s$status)
 }
 
 # Entropic OT between the columns of a and b by Sinkhorn or L-BFGS; warns

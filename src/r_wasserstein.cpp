@@ -32,16 +32,18 @@ nmfkit::WassersteinParams wasserstein_params(const Rcpp::List& control,
 }
 
 Rcpp::List steps_frame(const std::vector<nmfkit::DualStats>& s) {
-  Rcpp::IntegerVector it(s.size());
+  Rcpp::IntegerVector it(s.size()), ev(s.size());
   Rcpp::NumericVector gm(s.size()), val(s.size());
   Rcpp::CharacterVector st(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     it[i] = s[i].iterations;
+    ev[i] = s[i].evaluations;
     gm[i] = s[i].grad_max;
     val[i] = s[i].value;
     st[i] = nmfkit::status_name(s[i].status);
   }
   return Rcpp::List::create(Rcpp::Named("iterations") = it,
+                            Rcpp::Named("evaluations") = ev,
                             Rcpp::Named("grad_max") = gm,
                             Rcpp::Named("dual") = val,
                             Rcpp::Named("status") = st);
@@ -84,6 +86,7 @@ Rcpp::List r_wasserstein_weights(const Eigen::Map<Eigen::MatrixXd> x,
   hooks.finish();
   return Rcpp::List::create(
       Rcpp::Named("H") = lambda, Rcpp::Named("iterations") = st.iterations,
+      Rcpp::Named("evaluations") = st.evaluations,
       Rcpp::Named("grad_max") = st.grad_max, Rcpp::Named("dual") = st.value,
       Rcpp::Named("status") = std::string(nmfkit::status_name(st.status)));
 }

@@ -33,6 +33,7 @@ struct WassersteinParams {
 /// How one dual subproblem ended.
 struct DualStats {
   int iterations = 0;   ///< L-BFGS iterations
+  int evaluations = 0;  ///< objective and gradient evaluations
   double grad_max = 0;  ///< max |gradient| at the returned point
   double value = 0;     ///< dual objective at the returned point
   Status status = Status::max_iter;
@@ -142,6 +143,7 @@ class DualFunctor {
     const Eigen::Map<const Mat> g(x.data(), m_, n_);
     Eigen::Map<Mat> gr(grad.data(), m_, n_);
     const double f = dual_(g, gr);
+    ++evaluations;
     if (!std::isfinite(f) || !grad.allFinite()) throw StopNumerical{};
     if (f < best_f) {
       best_f = f;
@@ -176,6 +178,7 @@ class DualFunctor {
   double best_f = std::numeric_limits<double>::infinity();
   double best_gmax = std::numeric_limits<double>::infinity();
   int iterations = 0;
+  int evaluations = 0;
 
  private:
   const Dual& dual_;
@@ -239,6 +242,7 @@ DualStats minimise_dual(const Dual& dual, Mat& g, const WassersteinParams& p,
     st.status = Status::max_iter;
   }
   st.iterations = fun.iterations;
+  st.evaluations = fun.evaluations;
   if (fun.best_x.size() == g.size()) {
     g = Eigen::Map<const Mat>(fun.best_x.data(), g.rows(), g.cols());
     st.value = fun.best_f;
