@@ -238,7 +238,7 @@ TEST_CASE("strong duality of the weights step holds with the offset") {
 }
 
 TEST_CASE("nmf_wasserstein: simplex factors, thread invariance, interrupt") {
-  const Index m = 30, n = 40, kk = 3;
+  const Index m = 30, n = 150, kk = 3;
   const Mat c = cost_1d(grid(m, -12, 12));
   const OtKernel k = OtKernel::dense(c, 0.025);
   const Mat x = histograms(m, n, 31, 0.0);
@@ -281,4 +281,21 @@ TEST_CASE("OT by L-BFGS on the semi-dual agrees with Sinkhorn") {
   CHECK(st.status == nmfkit::Status::converged);
   CHECK((cost - s.cost).cwiseAbs().maxCoeff() < 1e-10);
   MESSAGE("sinkhorn " << s.iterations << ", lbfgs " << st.iterations);
+}
+
+TEST_CASE("the BLAS fast path and the log-domain path agree") {
+  Mat c;
+  const OtKernel sep = grid_kernel(7, 5, 0.02, &c);
+  const OtKernel den = OtKernel::dense(c, 0.02);
+  const Mat x = histograms(35, 6, 61);
+  const Mat g = gaussian_matrix(35, 6, 1.0, 62);
+  const Mat lx = nmfkit::safe_log(x);
+  for (const OtKernel* k : {&sep, &den}) {
+    Mat g1(35, 6), g2;
+    Vec v1, v2(6);
+    nmfkit::semidual(*k, x, lx, g, g1, 1, &v1);
+    nmfkit::detail::semidual_log(*k, x, lx, g / 0.02, g2, v2);
+    CHECK((v1 - v2).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((g1 - g2).cwiseAbs().maxCoeff() < 1e-12);
+  }
 }

@@ -44,12 +44,24 @@ inline void log_apply(const Mat& cost, const Mat& gibbs, double eps,
   }
   out.noalias() = gibbs * u;
   for (Index j = 0; j < cols; ++j) {
+    if (shift[j] == kNegInf) {
+      out.col(j).setConstant(kNegInf);
+      continue;
+    }
+    // flag the entries to redo as NaN before the (vectorised) log
+    const bool all_ok = (out.col(j).array() >= kTiny).all() &&
+                        out.col(j).allFinite();
+    if (!all_ok) {
+      for (Index i = 0; i < rows; ++i) {
+        const double q = out(i, j);
+        if (!(q >= kTiny && std::isfinite(q))) out(i, j) = -1.0;
+      }
+    }
+    out.col(j) = out.col(j).array().log() + shift[j];
+    if (all_ok) continue;
     for (Index i = 0; i < rows; ++i) {
-      const double q = out(i, j);
-      if (shift[j] == kNegInf) {
-        out(i, j) = kNegInf;
-      } else if (q >= kTiny && std::isfinite(q)) {
-        out(i, j) = shift[j] + std::log(q);
+      if (!std::isnan(out(i, j))) {
+        continue;
       } else if (need == nullptr || (*need)(i, j) > 0) {
         double mx = kNegInf;
         for (Index k = 0; k < inner; ++k)
@@ -135,6 +147,25 @@ class OtKernel {
     return c;
   }
 
+  /// out = K u, or K' u when `transpose`: the plain Gibbs kernel product.
+  void apply(const Eigen::Ref<const Mat>& u, Eigen::Ref<Mat> out,
+             bool transpose = false) const {
+    if (!separable_) {
+      if (transpose && !symmetric_) {
+        out.noalias() = k1t_ * u;
+      } else {
+        out.noalias() = k1_ * u;
+      }
+      return;
+    }
+    const Index r = c1_.rows(), s = c2_.rows();
+    Mat y(r, s);
+    for (Index j = 0; j < u.cols(); ++j) {
+      y.noalias() = k1_ * Eigen::Map<const Mat>(u.col(j).data(), r, s);
+      Eigen::Map<Mat>(out.col(j).data(), r, s).noalias() = y * k2_;
+    }
+  }
+
   /// out(a, j) = LSE_b( z(b, j) - C(a, b) / eps ), or with C(b, a) when
   /// `transpose`. z may hold -inf (zero mass). With `need`, entries where
   /// need(a, j) == 0 are not required to be exact.
@@ -171,13 +202,37 @@ class OtKernel {
 
 namespace detail {
 
-/// Sums f(begin, length) over the fixed column chunks of [0, n), in chunk
-/// order, so the result does not depend on the thread count.
+/// Column blocks for the OT kernels: wide enough (>= 64 columns) that each
+/// block's kernel product amortises packing the kernel, and fixed by n
+/// alone, so 1 and N threads give the same bits.
+inline Index ot_block_length(Index n) {
+  return std::max<Index>(64, (n + 15) / 16);
+}
+
+/// Calls f(begin, length) for every OT block of [0, n), in parallel when
+/// threads > 1 and there is more than one block.
+template <class F>
+void for_blocks(Index n, int threads, F&& f) {
+  const Index len = ot_block_length(n);
+  const Index blocks = (n + len - 1) / len;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (threads > 1 && blocks > 1)
+#endif
+  for (Index c = 0; c < blocks; ++c) {
+    const Index b = c * len;
+    f(b, std::min(len, n - b));
+  }
+  (void)threads;
+}
+
+/// Sums f(begin, length) over the OT blocks of [0, n), in block order, so
+/// the result does not depend on the thread count.
 template <class F>
 double sum_blocks(Index n, int threads, F&& f) {
-  const Index len = chunk_length(n);
+  const Index len = ot_block_length(n);
   std::vector<double> part(static_cast<size_t>((n + len - 1) / len), 0.0);
-  for_chunks(n, threads, [&](Index b, Index l) {
+  for_blocks(n, threads, [&](Index b, Index l) {
     part[static_cast<size_t>(b / len)] = f(b, l);
   });
   double s = 0.0;
@@ -193,6 +248,39 @@ inline Mat safe_log(const Mat& x) {
     return v > 0 ? std::log(v) : detail::kNegInf;
   });
 }
+
+namespace detail {
+
+constexpr double kFastTiny = 1e-200;
+constexpr double kFastHuge = 1e200;
+
+/// The semi-dual of the columns of x at z = g / eps, fully in the log
+/// domain (exact for any epsilon): values per column and the gradient.
+inline void semidual_log(const OtKernel& kernel, const Mat& x,
+                         const Mat& log_x, const Mat& z, Mat& grad,
+                         Vec& value) {
+  const Index m = x.rows(), l = x.cols();
+  const double eps = kernel.epsilon();
+  Mat ell(m, l), z2(m, l);
+  kernel.log_conv(z, ell, false, &x);
+  for (Index j = 0; j < l; ++j) {
+    double v = 0.0;
+    for (Index a = 0; a < m; ++a) {
+      if (x(a, j) > 0) {
+        v += x(a, j) * (ell(a, j) - log_x(a, j) + 1.0);
+        z2(a, j) = log_x(a, j) - ell(a, j);
+      } else {
+        z2(a, j) = kNegInf;
+      }
+    }
+    value[j] = eps * v;
+  }
+  Mat r(m, l);
+  kernel.log_conv(z2, r, true);
+  grad = (z.array() + r.array()).exp().matrix();
+}
+
+}  // namespace detail
 
 /// The entropic OT semi-dual summed over columns, with its gradient:
 ///   OT*(x, g) = eps sum_{a: x_a > 0} x_a (l_a - log x_a + 1),
@@ -210,31 +298,55 @@ inline double semidual(const OtKernel& kernel, const Mat& x, const Mat& log_x,
   const double eps = kernel.epsilon();
   if (per_col != nullptr) per_col->resize(n);
   return detail::sum_blocks(n, threads, [&](Index b, Index l) {
+    // Fast path (spec 4.4): u = exp((g - max g) / eps), q = K u,
+    // l = max g / eps + log q, grad = u * K'(x / q); any column with a q
+    // entry below kFastTiny where x > 0 goes through the log domain.
     const Mat z = g.middleCols(b, l) / eps;
-    const Mat xb = x.middleCols(b, l);
-    Mat ell(m, l);
-    kernel.log_conv(z, ell, false, &xb);
-    double total = 0.0;
-    Mat z2(m, l);
+    const Eigen::RowVectorXd beta = z.colwise().maxCoeff();
+    const Mat u = (z.rowwise() - beta).array().exp().matrix();
+    Mat q(m, l), w = Mat::Zero(m, l);
+    kernel.apply(u, q, false);
+    std::vector<Index> slow;
+    Vec value = Vec::Zero(l);
     for (Index j = 0; j < l; ++j) {
+      bool ok = true;
+      for (Index a = 0; a < m && ok; ++a)
+        ok = x(a, b + j) <= 0 ||
+             (q(a, j) >= detail::kFastTiny && q(a, j) <= detail::kFastHuge);
+      if (!ok) {
+        slow.push_back(j);
+        continue;
+      }
       double v = 0.0;
       for (Index a = 0; a < m; ++a) {
-        const double xa = xb(a, j);
+        const double xa = x(a, b + j);
         if (xa > 0) {
-          v += xa * (ell(a, j) - log_x(a, b + j) + 1.0);
-          z2(a, j) = log_x(a, b + j) - ell(a, j);
-        } else {
-          z2(a, j) = detail::kNegInf;
+          v += xa * (beta[j] + std::log(q(a, j)) - log_x(a, b + j) + 1.0);
+          w(a, j) = xa / q(a, j);
         }
       }
-      v *= eps;
-      if (per_col != nullptr) (*per_col)[b + j] = v;
-      total += v;
+      value[j] = eps * v;
     }
     Mat r(m, l);
-    kernel.log_conv(z2, r, true);
-    grad.middleCols(b, l) = (z.array() + r.array()).exp();
-    return total;
+    kernel.apply(w, r, true);
+    grad.middleCols(b, l) = (u.array() * r.array()).matrix();
+    if (!slow.empty()) {
+      const Index ls = static_cast<Index>(slow.size());
+      Mat zs(m, ls), xs(m, ls), lxs(m, ls), gs(m, ls);
+      Vec vs(ls);
+      for (Index c = 0; c < ls; ++c) {
+        zs.col(c) = z.col(slow[c]);
+        xs.col(c) = x.col(b + slow[c]);
+        lxs.col(c) = log_x.col(b + slow[c]);
+      }
+      detail::semidual_log(kernel, xs, lxs, zs, gs, vs);
+      for (Index c = 0; c < ls; ++c) {
+        grad.col(b + slow[c]) = gs.col(c);
+        value[slow[c]] = vs[c];
+      }
+    }
+    if (per_col != nullptr) per_col->segment(b, l) = value;
+    return value.sum();
   });
 }
 
@@ -317,7 +429,7 @@ SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
   std::vector<char> done(static_cast<size_t>(n), 0);
   Mat lf(m, n);
   for (int it = 1; it <= max_iter; ++it) {
-    detail::for_chunks(n, threads, [&](Index c0, Index l) {
+    detail::for_blocks(n, threads, [&](Index c0, Index l) {
       std::vector<Index> cols;
       for (Index j = c0; j < c0 + l; ++j)
         if (!done[static_cast<size_t>(j)]) cols.push_back(j);
