@@ -5,7 +5,7 @@ PKG_FILES := DESCRIPTION NAMESPACE configure $(wildcard R/*.R) \
   $(wildcard src/*.cpp src/*.h src/Makevars.in) \
   $(wildcard inst/include/*.hpp inst/include/nmfkit/*.hpp) $(wildcard data/*)
 
-.PHONY: all deps deps-bench install demo test check bench document clean
+.PHONY: all deps deps-bench deps-check install demo test check bench document clean
 
 all: install
 
@@ -16,15 +16,15 @@ deps-bench:
 	@sh tools/install-deps.sh bench
 
 # Reinstalls only when a package file changed since the last install.
-build/installed: $(PKG_FILES)
-	@mkdir -p build
-	$(R) CMD INSTALL --preclean --no-test-load . > build/install.log 2>&1 || \
-	  (tail -n 40 build/install.log; exit 1)
+.make/installed: $(PKG_FILES)
+	@mkdir -p .make
+	$(R) CMD INSTALL --preclean --no-test-load . > .make/install.log 2>&1 || \
+	  (tail -n 40 .make/install.log; exit 1)
 	@sh ./cleanup
 	@touch $@
 	@echo "nmfkit installed"
 
-install: deps build/installed
+install: deps .make/installed
 
 demo: install
 	$(RSCRIPT) demo/tour.R
@@ -32,10 +32,14 @@ demo: install
 test: install
 	@sh tools/run-tests.sh
 
-check: deps
+deps-check:
+	@sh tools/install-deps.sh check
+
+check: deps-check
 	@mkdir -p check
 	cd check && $(R) CMD build --no-manual .. && \
-	  _R_CHECK_FORCE_SUGGESTS_=false $(R) CMD check --as-cran --no-manual \
+	  _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
+	  $(R) CMD check --as-cran --no-manual \
 	  nmfkit_*.tar.gz
 
 bench: deps-bench install
@@ -46,5 +50,5 @@ document:
 	$(RSCRIPT) -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
 
 clean:
-	rm -rf build check cpp/build* demo-output
+	rm -rf .make check cpp/build* demo-output
 	@sh ./cleanup

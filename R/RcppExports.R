@@ -17,6 +17,22 @@ r_nnls <- function(x, w, tol, max_passes, threads) {
     .Call(`_nmfkit_r_nnls`, x, w, tol, max_passes, threads)
 }
 
+r_shift_nmf <- function(x, image_dim, group, w_step, inner, starts, control, callback) {
+    .Call(`_nmfkit_r_shift_nmf`, x, image_dim, group, w_step, inner, starts, control, callback)
+}
+
+r_shift_project <- function(x, w, image_dim, group, inner, control) {
+    .Call(`_nmfkit_r_shift_project`, x, w, image_dim, group, inner, control)
+}
+
+r_shift_reconstruct <- function(w, image_dim, group, image, atom, coef, g, m) {
+    .Call(`_nmfkit_r_shift_reconstruct`, w, image_dim, group, image, atom, coef, g, m)
+}
+
+r_fft_pair_seconds <- function(image_dim, group, planner) {
+    .Call(`_nmfkit_r_fft_pair_seconds`, image_dim, group, planner)
+}
+
 r_nmf_wasserstein <- function(x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback) {
     .Call(`_nmfkit_r_nmf_wasserstein`, x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback)
 }

@@ -11,4 +11,5 @@
 #' @keywords internal
 #' @useDynLib nmfkit, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom grDevices gray.colors hcl.colors
 "_PACKAGE"

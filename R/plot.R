@@ -53,11 +53,12 @@ select_components <- function(x, components, call = rlang::caller_env()) {
 }
 
 # Draws the columns of `m` (pixels x images) as a grid of grey images, row 1
-# of each image at the top, higher values darker.
+# of each image at the top, higher values darker. `after(j)`, if given, is
+# called after image j is drawn (to add outlines in its 0..1 coordinates).
 plot_images <- function(m, image_dim, titles = colnames(m), ncol = NULL,
                         col = grDevices::gray.colors(64, start = 1, end = 0,
                                                      gamma = 1),
-                        ...) {
+                        after = NULL, ...) {
   n <- ncol(m)
   if (is.null(ncol)) ncol <- ceiling(sqrt(n * image_dim[1] / image_dim[2]))
   ncol <- max(1L, min(n, ncol))
@@ -71,6 +72,7 @@ plot_images <- function(m, image_dim, titles = colnames(m), ncol = NULL,
     graphics::box(col = "grey70")
     if (!is.null(titles)) graphics::title(titles[j], cex.main = 0.9,
                                           font.main = 1)
+    if (!is.null(after)) after(j)
   }
 }
 

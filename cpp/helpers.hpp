@@ -1,9 +1,8 @@
 // Fixtures shared by the core tests: deterministic random matrices.
 #pragma once
 
-#include <random>
-
 #include <nmfkit.hpp>
+#include <random>
 
 namespace nmfkit_test {
 

@@ -200,7 +200,8 @@ TEST_CASE("bad shapes throw std::invalid_argument, never crash") {
 TEST_CASE("nnls_solve reaches the KKT point; ANLS is monotone") {
   const Mat a = runif(50, 7, 71);
   const Mat g = a.transpose() * a;
-  const Mat b = a.transpose() * (runif(50, 30, 72) - Mat::Constant(50, 30, 0.45));
+  const Mat b =
+      a.transpose() * (runif(50, 30, 72) - Mat::Constant(50, 30, 0.45));
   Mat z = Mat::Zero(7, 30);
   nmfkit::nnls_solve(z, g, b, 1e-12, 1000, 1);
   const Mat grad = g * z - b;

@@ -76,6 +76,71 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_shift_nmf
+Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector image_dim, std::string group, std::string w_step, int inner, Rcpp::List starts, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_shift_nmf(SEXP xSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP w_stepSEXP, SEXP innerSEXP, SEXP startsSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type image_dim(image_dimSEXP);
+    Rcpp::traits::input_parameter< std::string >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< std::string >::type w_step(w_stepSEXP);
+    Rcpp::traits::input_parameter< int >::type inner(innerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type starts(startsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_shift_nmf(x, image_dim, group, w_step, inner, starts, control, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_shift_project
+Rcpp::List r_shift_project(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> w, Rcpp::IntegerVector image_dim, std::string group, int inner, Rcpp::List control);
+RcppExport SEXP _nmfkit_r_shift_project(SEXP xSEXP, SEXP wSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP innerSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type image_dim(image_dimSEXP);
+    Rcpp::traits::input_parameter< std::string >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< int >::type inner(innerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_shift_project(x, w, image_dim, group, inner, control));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_shift_reconstruct
+Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w, Rcpp::IntegerVector image_dim, std::string group, std::vector<int> image, std::vector<int> atom, std::vector<double> coef, std::vector<int> g, int m);
+RcppExport SEXP _nmfkit_r_shift_reconstruct(SEXP wSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP imageSEXP, SEXP atomSEXP, SEXP coefSEXP, SEXP gSEXP, SEXP mSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type image_dim(image_dimSEXP);
+    Rcpp::traits::input_parameter< std::string >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< std::vector<int> >::type image(imageSEXP);
+    Rcpp::traits::input_parameter< std::vector<int> >::type atom(atomSEXP);
+    Rcpp::traits::input_parameter< std::vector<double> >::type coef(coefSEXP);
+    Rcpp::traits::input_parameter< std::vector<int> >::type g(gSEXP);
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_shift_reconstruct(w, image_dim, group, image, atom, coef, g, m));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_fft_pair_seconds
+double r_fft_pair_seconds(Rcpp::IntegerVector image_dim, std::string group, std::string planner);
+RcppExport SEXP _nmfkit_r_fft_pair_seconds(SEXP image_dimSEXP, SEXP groupSEXP, SEXP plannerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type image_dim(image_dimSEXP);
+    Rcpp::traits::input_parameter< std::string >::type group(groupSEXP);
+    Rcpp::traits::input_parameter< std::string >::type planner(plannerSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_fft_pair_seconds(image_dim, group, planner));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf_wasserstein
 Rcpp::List r_nmf_wasserstein(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, Rcpp::List kernel, double epsilon, double rho_weights, double rho_dict, int outer, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_nmf_wasserstein(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP rho_weightsSEXP, SEXP rho_dictSEXP, SEXP outerSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -165,6 +230,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 9},
     {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
+    {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},
+    {"_nmfkit_r_shift_project", (DL_FUNC) &_nmfkit_r_shift_project, 6},
+    {"_nmfkit_r_shift_reconstruct", (DL_FUNC) &_nmfkit_r_shift_reconstruct, 8},
+    {"_nmfkit_r_fft_pair_seconds", (DL_FUNC) &_nmfkit_r_fft_pair_seconds, 3},
     {"_nmfkit_r_nmf_wasserstein", (DL_FUNC) &_nmfkit_r_nmf_wasserstein, 10},
     {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
     {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},

@@ -53,8 +53,7 @@ auto with_data(SEXP x, F&& f) {
 inline Rcpp::List result_list(const nmfkit::Result& r) {
   return Rcpp::List::create(
       Rcpp::Named("W") = r.W, Rcpp::Named("H") = r.H,
-      Rcpp::Named("loss") = r.loss,
-      Rcpp::Named("iterations") = r.iterations,
+      Rcpp::Named("loss") = r.loss, Rcpp::Named("iterations") = r.iterations,
       Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
 }
 

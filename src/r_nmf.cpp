@@ -10,9 +10,8 @@ Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
                  Rcpp::List control, SEXP callback) {
   const nmfkit::NmfParams p = nmfkit_r::nmf_params(control, method);
   nmfkit_r::RHooks hooks(callback);
-  const nmfkit::Result r = nmfkit_r::with_data(x, [&](const auto& data) {
-    return nmfkit::nmf(data, w, h, p, hooks);
-  });
+  const nmfkit::Result r = nmfkit_r::with_data(
+      x, [&](const auto& data) { return nmfkit::nmf(data, w, h, p, hooks); });
   hooks.finish();
   return nmfkit_r::result_list(r);
 }

@@ -27,14 +27,18 @@ test_that("the loss trace is the relative error of the factors", {
 
 test_that("KKT conditions hold at convergence", {
   x <- small_data(5, 40, 30)
-  set.seed(5)
-  fit <- nmf(x, 4, control = nmf_control(tol = 1e-6, max_iter = 5000))
-  W <- fit$W
-  H <- fit$H
-  gW <- W %*% tcrossprod(H) - tcrossprod(x, H)
-  gH <- crossprod(W) %*% H - crossprod(W, x)
-  expect_lt(max(abs(pmin(W, gW))), 1e-3 * max(abs(gW)))
-  expect_lt(max(abs(pmin(H, gH))), 1e-3 * max(abs(gH)))
+  for (a in list(list("hals", 10L), list("anls", NULL))) {
+    set.seed(5)
+    fit <- nmf(x, 4, method = a[[1]],
+               control = nmf_control(tol = 1e-6, max_iter = 5000, inner = a[[2]]))
+    expect_identical(fit$status, "converged")
+    W <- fit$W
+    H <- fit$H
+    gW <- W %*% tcrossprod(H) - tcrossprod(x, H)
+    gH <- crossprod(W) %*% H - crossprod(W, x)
+    expect_lt(max(abs(pmin(W, gW))), 1e-3 * max(abs(gW)))
+    expect_lt(max(abs(pmin(H, gH))), 1e-3 * max(abs(gH)))
+  }
 })
 
 test_that("dense and sparse inputs give the same fit from the same start", {

@@ -31,8 +31,7 @@ class DenseData {
   void left_mult_t(const Mat& a, Mat& b, int threads) const {
     b.resize(a.rows(), rows());
     detail::for_chunks(rows(), threads, [&](Index r0, Index len) {
-      b.middleCols(r0, len).noalias() =
-          a * x_.middleRows(r0, len).transpose();
+      b.middleCols(r0, len).noalias() = a * x_.middleRows(r0, len).transpose();
     });
   }
   /// Column sums of X.

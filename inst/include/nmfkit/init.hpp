@@ -28,8 +28,7 @@ inline Mat thin_q(const Mat& y) {
 /// omega (n x l, l >= k) is the Gaussian test matrix; power_iter passes of
 /// X X^T with re-orthonormalisation sharpen the spectrum.
 template <class DataT>
-Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
-         int threads) {
+Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter, int threads) {
   require(omega.rows() == x.cols() && omega.cols() >= k && k >= 1,
           "rsvd: omega must be n x l with l >= k");
   Mat tmp;
@@ -93,8 +92,8 @@ inline void nndsvd(const Svd& s, double x_mean, ZeroFill fill, const Mat* rw,
     w = (w.array() == 0.0).select(x_mean, w);
     h = (h.array() == 0.0).select(x_mean, h);
   } else if (fill == ZeroFill::random) {
-    require(rw && rh && rw->rows() == m && rw->cols() == k &&
-                rh->rows() == k && rh->cols() == n,
+    require(rw && rh && rw->rows() == m && rw->cols() == k && rh->rows() == k &&
+                rh->cols() == n,
             "nndsvd: random fill needs rw (m x k) and rh (k x n)");
     w = (w.array() == 0.0).select(x_mean * rw->array() / 100.0, w);
     h = (h.array() == 0.0).select(x_mean * rh->array() / 100.0, h);

@@ -114,8 +114,7 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     x.left_mult(wt, b, p.threads);  // W^T X, k x n
     viol += update(r.H, wtw, b);
     hht = r.H * r.H.transpose();
-    const double loss =
-        relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
+    const double loss = relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
     r.loss.push_back(loss);
     r.iterations = it;
     hooks.progress(it, loss);

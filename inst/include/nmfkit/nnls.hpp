@@ -50,8 +50,7 @@ inline int nnls_cd(Mat& z, const Mat& g, const Mat& b, double tol,
 
 /// The projected-gradient violation of Z for the system (G, B) without
 /// changing Z: the same measure cd_pass reports, at the current point.
-inline double violation(const Mat& z, const Mat& g, const Mat& b,
-                        int threads) {
+inline double violation(const Mat& z, const Mat& g, const Mat& b, int threads) {
   return detail::sum_chunks(z.cols(), threads, [&](Index j) {
     const Vec grad = g * z.col(j) - b.col(j);
     double v = 0.0;
@@ -71,17 +70,16 @@ inline double violation(const Mat& z, const Mat& g, const Mat& b,
 inline void nnls_solve(Mat& z, const Mat& g, const Mat& b, double tol,
                        int max_passes, int threads) {
   const Index k = z.rows();
-  require(g.rows() == k && g.cols() == k && b.rows() == k &&
-              b.cols() == z.cols(),
-          "nnls_solve: shapes");
+  require(
+      g.rows() == k && g.cols() == k && b.rows() == k && b.cols() == z.cols(),
+      "nnls_solve: shapes");
   const Eigen::LDLT<Mat> ldlt(g);
-  const bool use_ls = ldlt.info() == Eigen::Success && ldlt.isPositive() &&
-                      ldlt.vectorD().minCoeff() > 1e-12 *
-                                                    ldlt.vectorD().maxCoeff();
+  const bool use_ls =
+      ldlt.info() == Eigen::Success && ldlt.isPositive() &&
+      ldlt.vectorD().minCoeff() > 1e-12 * ldlt.vectorD().maxCoeff();
   detail::for_chunks(z.cols(), threads, [&](Index c0, Index len) {
     if (use_ls) {
-      z.middleCols(c0, len) =
-          ldlt.solve(b.middleCols(c0, len)).cwiseMax(0.0);
+      z.middleCols(c0, len) = ldlt.solve(b.middleCols(c0, len)).cwiseMax(0.0);
     }
     for (Index j = c0; j < c0 + len; ++j) {
       auto zj = z.col(j);

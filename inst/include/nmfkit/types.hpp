@@ -20,10 +20,14 @@ enum class Status { converged, max_iter, interrupted, numerical_error };
 /// Name of a status as the R layer reports it.
 inline const char* status_name(Status s) {
   switch (s) {
-    case Status::converged: return "converged";
-    case Status::max_iter: return "max_iter";
-    case Status::interrupted: return "interrupted";
-    case Status::numerical_error: return "numerical_error";
+    case Status::converged:
+      return "converged";
+    case Status::max_iter:
+      return "max_iter";
+    case Status::interrupted:
+      return "interrupted";
+    case Status::numerical_error:
+      return "numerical_error";
   }
   return "unknown";
 }

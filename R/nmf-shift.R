@@ -1,0 +1,403 @@
+#' Shift-invariant (permutation) NMF
+#'
+#' Standard NMF cannot find a part that moves from image to image.
+#' Permutation NMF (Barbarino 2016) keeps, for every image `j` and atom `t`,
+#' one nonnegative coefficient `H[t, j]` and one cyclic shift, and minimises
+#' \deqn{\sum_j \| x_j - \sum_t H_{tj} S_{g_{tj}} w_t \|^2,}{sum_j || x_j -
+#' sum_t H[t, j] S_g[t, j] w_t ||^2,}
+#' so it recovers the moving parts (the atoms, columns of `W`) and where they
+#' sit in each image.
+#'
+#' Images are the columns of `x`, pixels in column-major order (as
+#' `matrix(x[, j], image_dim[1], image_dim[2])` shows them).
+#'
+#' * `shift = "torus2d"` (default) shifts images as a torus: a shift
+#'   `(row, col)` moves the atom's content `row` pixels down and `col` pixels
+#'   right, wrapping around the edges. `"circular1d"` is the paper's shift of
+#'   the vectorised image, whose rows wrap into the adjacent column.
+#' * Each outer iteration runs, for every image, `inner` sweeps of block
+#'   coordinate descent over the atoms (MultPermNNLS), each block solved
+#'   exactly by an FFT cross-correlation; then `inner` passes of the W step:
+#'   `"hals"` minimises over one atom at a time exactly, `"pg"` takes
+#'   projected gradient steps `1/L` with `L = 2 lambda_max(R'R)`, the exact
+#'   Lipschitz constant (`R` = the coefficients). Atoms are then rescaled to
+#'   unit norm. Both steps never increase the objective.
+#' * The fit stops when the relative error changes by less than
+#'   `control$tol` between outer iterations, when the shifts cycle without
+#'   progress, or after `control$max_iter` iterations. The problem is not
+#'   convex: `restarts` random starts are run (atoms uniform on `[0, 1)`,
+#'   coefficients uniform, shifts uniform) and the best fit is kept. All draws
+#'   use R's RNG, and any number of threads gives the same result.
+#' * With `instances = K`, the paper's two-stage method finds parts that
+#'   occur several times in one image: a first fit with `K` atoms (one per
+#'   object instance), whose atoms with a total coefficient below
+#'   `control$keep` (default 0.05) times the largest are dropped; a second fit
+#'   of those atoms, as images, with their median (the background they
+#'   absorb) removed, with `rank` atoms (from `3 * restarts` starts, each
+#'   made of `rank` of the atoms); the two are composed, so
+#'   each image and shape get one term per instance. [instances()] lists the
+#'   terms of each first-stage atom with its strongest shape whose
+#'   coefficient exceeds `control$instance_threshold` (default 0.5) times the
+#'   median of the significant ones (those above a tenth of the largest).
+#'   `fitted()` of such a fit sums all composed terms: the objects, without
+#'   the background that stage 2 takes off. Stage 1 converges slowly: on
+#'   the paper's second experiment `nmf_control(max_iter = 60)` gets the
+#'   counts right more often than the default 30.
+#'
+#' Settings read from `control` (see [nmf_control()]): `max_iter` (default
+#' 30), `tol`, `threads`, `verbose`, and the extras `h_start` (`"random"`,
+#' the paper's start, or `"zero"`, where the first sweep matches each atom
+#' greedily), `fft_planner`, `keep` and `instance_threshold`.
+#' `fft_planner = "estimate"` (default) plans the FFTs without timing them,
+#' so a fit is reproducible bit for bit; `"measure"` lets FFTW time its
+#' algorithms once per image size (up to 2.7 times faster FFTs for some
+#' sizes, such as 30 x 30), but FFTW keeps that choice for the rest of the R
+#' session, also for later `"estimate"` plans of that size, and a different
+#' algorithm can change the last bits of a fit.
+#'
+#' @param x A nonnegative numeric matrix (pixels x images) or numeric data
+#'   frame; no image may be all zero.
+#' @param rank Number of atoms (distinct shapes), from 1 to the number of
+#'   pixels.
+#' @param image_dim Image size `c(rows, columns)`; by default the
+#'   `image_dim` attribute of `x`.
+#' @param shift Shift group: `"torus2d"` or `"circular1d"`.
+#' @param w_step W update: `"hals"` (exact per atom) or `"pg"` (projected
+#'   gradient with step `1/L`).
+#' @param inner Sweeps of the coefficient and W updates per outer iteration
+#'   (when not given, `control$inner` if set, else 10).
+#' @param restarts Number of random starts; the best fit is kept.
+#' @param instances `NULL`, or the number `K >= rank` of object instances
+#'   (with multiplicity) for the two-stage method.
+#' @param control Settings from [nmf_control()].
+#' @param keep_data Keep a reference to `x` for `fitted()`, `residuals()`
+#'   and `plot(type = "placements")`.
+#' @return An object of class `c("nmfkit_shift", "nmfkit")` with `W` (atoms
+#'   as columns, unit norm), `H` (coefficients, rank x images), `shifts` (a
+#'   list of two rank x images integer matrices `row` and `col`: the offsets
+#'   of each atom in each image), `g` (the shift as a 0-based index
+#'   `row + rows * col`), `image_dim`, `shift`, `w_step`, `loss` (relative
+#'   error after each outer iteration), `restart_loss`, `stop` (why the fit
+#'   stopped) and, for the two-stage method, `stages` and `terms` (every
+#'   composed term) with `H` and `shifts` holding each atom's strongest term.
+#' @references Barbarino, G. (2016). Permutation NMF. arXiv:1608.01372.
+#' @seealso [shifted_shapes()], [instances()], [predict.nmfkit_shift()],
+#'   [plot.nmfkit_shift()].
+#' @examples
+#' set.seed(1)
+#' sim <- shifted_shapes(10)
+#' fit <- nmf_shift(sim$x, rank = 2)
+#' fit
+#' plot(fit, type = "basis")
+#' head(instances(fit))
+#' @export
+nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
+                      shift = c("torus2d", "circular1d"),
+                      w_step = c("hals", "pg"), inner = 10L, restarts = 3L,
+                      instances = NULL, control = nmf_control(max_iter = 30L),
+                      keep_data = TRUE) {
+  call <- match.call()
+  x <- check_images(x)
+  image_dim <- check_shift_image_dim(image_dim, nrow(x))
+  rank <- check_rank(rank, nrow(x), why = "the number of pixels")
+  shift <- rlang::arg_match(shift)
+  w_step <- rlang::arg_match(w_step)
+  restarts <- check_count(restarts, min = 1)
+  if (!is.null(instances)) {
+    instances <- check_instances(instances, rank, nrow(x))
+  }
+  control <- check_shift_control(control)
+  # nmf_control(inner = ) is the package-wide knob; the argument wins
+  if (missing(inner) && !is.null(control$inner)) inner <- control$inner
+  inner <- check_count(inner, min = 1)
+  check_flag(keep_data)
+
+  args <- list(image_dim = image_dim, shift = shift, w_step = w_step,
+               inner = inner, restarts = restarts, control = control)
+  fit <- if (is.null(instances)) {
+    do.call(fit_shift_stage, c(list(x, rank), args))
+  } else {
+    do.call(fit_shift_two_stage, c(list(x, rank, instances), args))
+  }
+  warn_status(fit$status, control, fit$iterations, call)
+  out <- new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
+                    control, variant = "shift", x = if (keep_data) x,
+                    dimnames = dimnames(x), image_dim = image_dim,
+                    shift = shift, w_step = w_step, inner = inner,
+                    restarts = restarts, g = fit$G,
+                    restart_loss = fit$restart_loss, stop = fit$stop,
+                    stages = fit$stages, terms = fit$terms,
+                    instance_threshold = fit$instance_threshold)
+  out$shifts <- shift_offsets(out$g, image_dim, dimnames(out$H))
+  dimnames(out$g) <- dimnames(out$H)
+  out
+}
+
+#' Object instances found by a shift-invariant fit
+#'
+#' One row per placement of an atom in an image. For a one-stage fit these
+#' are the (image, atom) pairs with a coefficient above `threshold` (by
+#' default every positive one). For the two-stage method (`instances = K` in
+#' [nmf_shift()]) they are the composed terms of each first-stage atom with
+#' its strongest shape, above the fit's threshold, so an atom can appear
+#' several times in one image.
+#'
+#' @param object A fit from [nmf_shift()].
+#' @param threshold Smallest coefficient reported; `NULL` for the default.
+#' @param ... Unused.
+#' @return A data frame with columns `image`, `atom` (integers from 1),
+#'   `row`, `col` (the atom's offset in pixels: its content moved `row` down
+#'   and `col` right, cyclically) and `coefficient`, ordered by image, atom
+#'   and decreasing coefficient.
+#' @examples
+#' set.seed(2)
+#' sim <- shifted_shapes(6)
+#' fit <- nmf_shift(sim$x, rank = 2, restarts = 1)
+#' instances(fit)
+#' @export
+instances <- function(object, ...) UseMethod("instances")
+
+#' @rdname instances
+#' @export
+instances.nmfkit_shift <- function(object, threshold = NULL, ...) {
+  terms <- if (is.null(object$terms)) {
+    data.frame(image = rep(seq_len(ncol(object$H)), each = object$rank),
+               atom = rep(seq_len(object$rank), ncol(object$H)),
+               coefficient = as.vector(object$H), g = as.vector(object$g))
+  } else {
+    object$terms
+  }
+  if (is.null(threshold)) {
+    threshold <- if (is.null(object$instance_threshold)) 0
+                 else object$instance_threshold
+    keep <- terms$coefficient > threshold
+  } else {
+    threshold <- check_number(threshold, min = 0)
+    keep <- terms$coefficient >= threshold & terms$coefficient > 0
+  }
+  if (!is.null(terms$assigned)) keep <- keep & terms$assigned
+  t <- terms[keep, , drop = FALSE]
+  t <- t[order(t$image, t$atom, -t$coefficient), , drop = FALSE]
+  r <- object$image_dim[1]
+  data.frame(image = as.integer(t$image), atom = as.integer(t$atom),
+             row = as.integer(t$g %% r), col = as.integer(t$g %/% r),
+             coefficient = t$coefficient, row.names = NULL)
+}
+
+# One permutation-NMF fit (best of `restarts` starts drawn here, in R).
+# With `seed_atoms`, each start's W is `rank` distinct columns of x, drawn at
+# random (the second stage, whose data are atoms).
+fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
+                            restarts, control, seed_atoms = FALSE) {
+  starts <- shift_starts(nrow(x), ncol(x), rank, restarts, control$h_start)
+  if (seed_atoms) {
+    for (i in seq_along(starts)) {
+      starts[[i]]$W <- x[, sample.int(ncol(x), rank), drop = FALSE]
+    }
+  }
+  fit <- r_shift_nmf(x, image_dim, shift, w_step, inner, starts, control,
+                     progress_callback(control))
+  storage.mode(fit$G) <- "integer"
+  centre_atoms(fit, image_dim, shift)
+}
+
+# Moves each atom to the middle of its frame (an exact reparametrisation:
+# w -> S_c w, g -> g - c), so that atoms do not show split across the edges.
+# c puts the atom's support (pixels >= half its maximum) centred, the
+# largest empty run of rows and of columns (of pixels, for circular1d)
+# straddling the edges.
+centre_atoms <- function(fit, image_dim, shift) {
+  r <- image_dim[1]
+  s <- image_dim[2]
+  n <- r * s
+  for (t in seq_len(ncol(fit$W))) {
+    w <- fit$W[, t]
+    if (!any(w > 0)) next
+    mask <- w >= 0.5 * max(w)
+    c <- if (shift == "circular1d") {
+      centring_offset(mask, n)
+    } else {
+      m <- matrix(mask, r, s)
+      centring_offset(rowSums(m) > 0, r) +
+        r * centring_offset(colSums(m) > 0, s)
+    }
+    if (c == 0L) next
+    fit$W[, t] <- r_shift_reconstruct(cbind(w), image_dim, shift, 0L, 0L, 1,
+                                      as.integer(c), 1L)
+    fit$G[t, ] <- compose_shifts(fit$G[t, ], inverse_shift(c, image_dim, shift),
+                                 image_dim, shift)
+  }
+  fit
+}
+
+# Cyclic offset that centres the occupied positions of `on` (length len).
+centring_offset <- function(on, len) {
+  idx <- which(on) - 1L
+  if (!length(idx) || length(idx) == len) return(0L)
+  gaps <- c(diff(idx), idx[1] + len - idx[length(idx)]) - 1L
+  k <- which.max(gaps)
+  start <- idx[k %% length(idx) + 1L]
+  extent <- len - gaps[k]
+  as.integer(((len - extent) %/% 2L - start) %% len)
+}
+
+inverse_shift <- function(g, image_dim, shift) {
+  r <- image_dim[1]
+  s <- image_dim[2]
+  if (shift == "circular1d") return(as.integer((r * s - g) %% (r * s)))
+  as.integer((r - g %% r) %% r + r * ((s - g %/% r) %% s))
+}
+
+shift_starts <- function(n, m, rank, restarts, h_start) {
+  lapply(seq_len(restarts), function(i) {
+    W <- matrix(stats::runif(n * rank), n, rank)
+    if (identical(h_start, "zero")) {
+      rho <- matrix(0, rank, m)
+      G <- matrix(0L, rank, m)
+    } else {
+      rho <- matrix(stats::runif(rank * m), rank, m)
+      G <- matrix(sample.int(n, rank * m, replace = TRUE) - 1L, rank, m)
+    }
+    list(W = W, rho = rho, G = G)
+  })
+}
+
+# The paper's section 3.4: K atoms, drop the weak ones, fit the atoms with
+# `rank` atoms, compose the two.
+fit_shift_two_stage <- function(x, rank, instances, image_dim, shift, w_step,
+                                inner, restarts, control) {
+  s1 <- fit_shift_stage(x, instances, image_dim, shift, w_step, inner,
+                        restarts, control)
+  mass <- rowSums(s1$H)
+  kept <- which(mass >= control$keep * max(mass))
+  if (length(kept) < rank) kept <- sort(order(mass, decreasing = TRUE)[
+    seq_len(rank)])
+  # a shift-invariant atom absorbs the constant background of the images;
+  # take it (the atom's median) off so that stage 2 matches the objects
+  atoms <- apply(s1$W[, kept, drop = FALSE], 2, function(w) {
+    fg <- pmax(w - stats::median(w), 0)
+    if (any(fg > 0)) fg else w
+  })
+  # stage 2 is cheap (its data are the few atoms) but has bad local minima
+  # when two starting atoms are copies of one shape: more starts, each from
+  # `rank` of the atoms
+  s2 <- fit_shift_stage(atoms, rank, image_dim, shift, w_step, inner,
+                        3L * restarts, control, seed_atoms = TRUE)
+  m <- ncol(x)
+  nk <- length(kept)
+  # term (image j, stage-1 atom l, shape t): [rho1 rho2, g1 o g2]
+  grid <- expand.grid(t = seq_len(rank), l = seq_len(nk), j = seq_len(m))
+  coef <- s1$H[cbind(kept[grid$l], grid$j)] * s2$H[cbind(grid$t, grid$l)]
+  g <- compose_shifts(s1$G[cbind(kept[grid$l], grid$j)],
+                      s2$G[cbind(grid$t, grid$l)], image_dim, shift)
+  # each stage-1 atom is an instance of its strongest shape
+  assigned <- grid$t == apply(s2$H, 2, which.max)[grid$l]
+  terms <- data.frame(image = grid$j, atom = grid$t, stage1_atom = kept[grid$l],
+                      coefficient = coef, g = g, assigned = assigned)
+  ca <- coef[assigned]
+  significant <- ca[ca >= 0.1 * max(ca)]
+  threshold <- control$instance_threshold * stats::median(significant)
+  # H and G: each (atom, image)'s strongest term
+  best <- terms[order(terms$image, terms$atom, -terms$coefficient), ]
+  best <- best[!duplicated(best[c("image", "atom")]), ]
+  H <- matrix(0, rank, m)
+  G <- matrix(0L, rank, m)
+  H[cbind(best$atom, best$image)] <- best$coefficient
+  G[cbind(best$atom, best$image)] <- as.integer(best$g)
+  stage <- function(s, data_cols) {
+    list(W = s$W, H = s$H, g = s$G, loss = s$loss, iterations = s$iterations,
+         status = s$status, stop = s$stop, restart_loss = s$restart_loss,
+         kept = data_cols)
+  }
+  status <- if (s1$status == "numerical_error" ||
+                s2$status == "numerical_error") "numerical_error"
+            else s1$status
+  list(W = s2$W, H = H, G = G, loss = s1$loss, iterations = s1$iterations,
+       status = status, restart_loss = s1$restart_loss, stop = s1$stop,
+       stages = list(stage(s1, kept), stage(s2, NULL)), terms = terms,
+       instance_threshold = threshold)
+}
+
+# g1 o g2: the shift by g2 followed by g1 (addition in the group).
+compose_shifts <- function(g1, g2, image_dim, shift) {
+  r <- image_dim[1]
+  s <- image_dim[2]
+  if (shift == "circular1d") return(as.integer((g1 + g2) %% (r * s)))
+  as.integer((g1 %% r + g2 %% r) %% r + r * ((g1 %/% r + g2 %/% r) %% s))
+}
+
+# 0-based shift indices -> list(row = , col = ) offset matrices.
+shift_offsets <- function(g, image_dim, dimnames = NULL) {
+  row <- g %% image_dim[1]
+  col <- g %/% image_dim[1]
+  storage.mode(row) <- storage.mode(col) <- "integer"
+  dimnames(row) <- dimnames(col) <- dimnames
+  list(row = row, col = col)
+}
+
+# Validation ------------------------------------------------------------------
+
+# A dense nonnegative image matrix with no all-zero image.
+check_images <- function(x, arg = rlang::caller_arg(x),
+                         call = rlang::caller_env()) {
+  x <- check_data(x, arg = arg, call = call)
+  if (inherits(x, "dgCMatrix")) x <- as.matrix(x)
+  zero <- which(colSums(x != 0) == 0)
+  if (length(zero)) {
+    abort_nmfkit(c("Every image (column) of {.arg {arg}} must have a nonzero pixel.",
+                   "x" = "{length(zero)} image{?s} {?is/are} all zero: column{?s} {utils::head(zero, 5)}{if (length(zero) > 5) ', ...'}.",
+                   "i" = "An all-zero image has no shift to find; drop it."),
+                 "zero", call = call)
+  }
+  x
+}
+
+check_shift_image_dim <- function(image_dim, n_pixels,
+                                  arg = rlang::caller_arg(image_dim),
+                                  call = rlang::caller_env()) {
+  if (is.null(image_dim)) {
+    abort_nmfkit(c("{.arg {arg}} must give the image size c(rows, columns).",
+                   "x" = "It is missing and {.arg x} has no {.field image_dim} attribute."),
+                 "image_dim", call = call)
+  }
+  check_image_dim(image_dim, n_pixels, arg = arg, call = call)
+}
+
+check_instances <- function(instances, rank, n_pixels,
+                            arg = rlang::caller_arg(instances),
+                            call = rlang::caller_env()) {
+  if (is_number(instances) && instances == round(instances) &&
+      instances >= 1 && instances < rank) {
+    abort_nmfkit(c("{.arg {arg}} must be at least {.arg rank} ({rank}): it counts object instances, shapes with multiplicity.",
+                   "x" = "It is {instances}."),
+                 "instances", call = call)
+  }
+  check_count(instances, min = rank, max = n_pixels, arg = arg, call = call,
+              what = "instances")
+}
+
+check_shift_control <- function(control, call = rlang::caller_env()) {
+  control <- check_control(control, default = nmf_control(max_iter = 30L),
+                           call = call)
+  defaults <- list(h_start = "random", fft_planner = "estimate", keep = 0.05,
+                   instance_threshold = 0.5)
+  for (nm in names(defaults)) {
+    if (is.null(control[[nm]])) control[[nm]] <- defaults[[nm]]
+  }
+  choice <- function(value, choices, name) {
+    if (!is.character(value) || length(value) != 1L || !value %in% choices) {
+      abort_nmfkit(c("{.code control${name}} must be one of {.or {.val {choices}}}.",
+                     "x" = if (is.character(value) && length(value) == 1L)
+                       "It is {.val {value}}." else
+                       "It is {.obj_type_friendly {value}}."),
+                   "control", call = call)
+    }
+  }
+  choice(control$h_start, c("random", "zero"), "h_start")
+  choice(control$fft_planner, c("estimate", "measure"), "fft_planner")
+  check_number(control$keep, min = 0, max = 1, arg = "control$keep",
+               call = call, what = "control")
+  check_number(control$instance_threshold, min = 0, arg =
+                 "control$instance_threshold", call = call, what = "control")
+  control
+}

@@ -1,0 +1,181 @@
+#' Images of shapes at random positions (the permutation-NMF experiments)
+#'
+#' Generates the synthetic data of Barbarino's permutation-NMF experiments.
+#' Each image places copies of small binary shapes at uniform random
+#' positions fully inside the frame, then adds noise of mean `noise`
+#' (uniform on `[0, 2 noise]`) and clips to `[0, 1]`.
+#'
+#' * Experiment 1 (the defaults): a 3 x 3 `"square"` and a `"plus"` in a
+#'   5 x 5 box (both 9 pixels), once each in every 20 x 20 image; overlapping
+#'   shapes take the maximum.
+#' * Experiment 2: `shifted_shapes(20, frame = c(30, 30), shapes = c("plane",
+#'   "tank", "ship"), copies = c(0, 2), overlap = FALSE)`: 0 to 2 copies of
+#'   each shape per image (at least one object), placed without overlap with
+#'   a `margin` of one pixel between bounding boxes.
+#'
+#' Built-in shapes (rows top to bottom): `square` 3 x 3; `plus` 5 x 5;
+#' `plane` 6 x 7 (`0001000/0011100/1111111/0001000/0001000/0011100`);
+#' `tank` 4 x 7 (`0011000/0011111/1111100/1010101`); `ship` 4 x 9
+#' (`000010000/000111000/111111111/011111110`).
+#'
+#' @param n Number of images.
+#' @param frame Image size `c(rows, columns)`.
+#' @param shapes Names of built-in shapes, or a named list of 0/1 matrices.
+#' @param noise Mean of the additive uniform noise (0 for none).
+#' @param copies Copies of each shape per image: one number, or a range
+#'   `c(min, max)` drawn uniformly per image and shape (images with no
+#'   object are drawn again).
+#' @param overlap `TRUE`: shapes may overlap (pixel maximum). `FALSE`: they
+#'   are placed `margin` pixels apart or more.
+#' @param margin Pixels between the bounding boxes of shapes when `overlap`
+#'   is `FALSE`.
+#' @return A list with `x` (pixels x `n` matrix, column-major images, with
+#'   attribute `image_dim`), `image_dim`, `shapes` (the shape matrices),
+#'   `positions` (a data frame with `image`, `shape`, and the 0-based `row`
+#'   and `col` of each copy's top-left corner) and `counts` (shapes x images).
+#' @examples
+#' set.seed(1)
+#' sim <- shifted_shapes(10)
+#' dim(sim$x)
+#' head(sim$positions)
+#' image(matrix(sim$x[, 1], 20)[, 20:1], col = gray.colors(32, 1, 0))
+#' @export
+shifted_shapes <- function(n = 10L, frame = c(20L, 20L),
+                           shapes = c("square", "plus"), noise = 0.15,
+                           copies = 1L, overlap = TRUE, margin = 1L) {
+  n <- check_count(n, min = 1)
+  frame <- check_image_dim(frame, prod(frame))
+  shapes <- check_shapes(shapes, frame)
+  noise <- check_number(noise, min = 0, max = 0.5)
+  copies <- check_copies(copies)
+  check_flag(overlap)
+  margin <- check_count(margin, min = 0)
+  ns <- length(shapes)
+  x <- matrix(0, prod(frame), n)
+  counts <- matrix(0L, ns, n, dimnames = list(names(shapes), NULL))
+  pos <- vector("list", n)
+  for (j in seq_len(n)) {
+    repeat {
+      k <- if (length(copies) == 1L) rep(copies, ns) else
+        copies[1] + sample.int(copies[2] - copies[1] + 1L, ns, TRUE) - 1L
+      if (sum(k) == 0L) next
+      img <- place_shapes(shapes, k, frame, overlap, margin)
+      if (!is.null(img)) break
+    }
+    x[, j] <- img$image
+    counts[, j] <- as.integer(k)
+    pos[[j]] <- data.frame(image = j, shape = img$shape, row = img$row,
+                           col = img$col)
+  }
+  if (noise > 0) {
+    x <- pmin(x + matrix(stats::runif(length(x), 0, 2 * noise), nrow(x)), 1)
+  }
+  attr(x, "image_dim") <- frame
+  positions <- do.call(rbind, pos)
+  positions$shape <- factor(names(shapes)[positions$shape],
+                            levels = names(shapes))
+  list(x = x, image_dim = frame, shapes = shapes, positions = positions,
+       counts = counts)
+}
+
+# Draws one image: copies k[i] of shape i, in shape order. NULL when a
+# non-overlapping placement failed (the caller redraws the image).
+place_shapes <- function(shapes, k, frame, overlap, margin) {
+  img <- matrix(0, frame[1], frame[2])
+  taken <- matrix(FALSE, frame[1], frame[2])
+  out <- list(shape = integer(), row = integer(), col = integer())
+  for (i in seq_along(shapes)) {
+    sh <- shapes[[i]]
+    h <- nrow(sh)
+    w <- ncol(sh)
+    for (c in seq_len(k[i])) {
+      ok <- FALSE
+      for (try in seq_len(200L)) {
+        r0 <- sample.int(frame[1] - h + 1L, 1L) - 1L
+        c0 <- sample.int(frame[2] - w + 1L, 1L) - 1L
+        if (overlap) {
+          ok <- TRUE
+          break
+        }
+        ri <- max(1L, r0 + 1L - margin):min(frame[1], r0 + h + margin)
+        ci <- max(1L, c0 + 1L - margin):min(frame[2], c0 + w + margin)
+        if (!any(taken[ri, ci])) {
+          ok <- TRUE
+          break
+        }
+      }
+      if (!ok) return(NULL)
+      rows <- r0 + seq_len(h)
+      cols <- c0 + seq_len(w)
+      img[rows, cols] <- pmax(img[rows, cols], sh)
+      taken[rows, cols] <- TRUE
+      out$shape <- c(out$shape, i)
+      out$row <- c(out$row, r0)
+      out$col <- c(out$col, c0)
+    }
+  }
+  c(list(image = as.vector(img)), out)
+}
+
+builtin_shapes <- function() {
+  bits <- function(...) {
+    rows <- c(...)
+    do.call(rbind, lapply(strsplit(rows, ""), as.numeric))
+  }
+  plus <- matrix(0, 5, 5)
+  plus[3, ] <- 1
+  plus[, 3] <- 1
+  list(
+    square = matrix(1, 3, 3),
+    plus = plus,
+    plane = bits("0001000", "0011100", "1111111", "0001000", "0001000",
+                 "0011100"),
+    tank = bits("0011000", "0011111", "1111100", "1010101"),
+    ship = bits("000010000", "000111000", "111111111", "011111110")
+  )
+}
+
+check_shapes <- function(shapes, frame, arg = rlang::caller_arg(shapes),
+                         call = rlang::caller_env()) {
+  known <- builtin_shapes()
+  if (is.character(shapes)) {
+    bad <- setdiff(shapes, names(known))
+    if (length(bad) || !length(shapes)) {
+      abort_nmfkit(c("{.arg {arg}} must name built-in shapes ({.val {names(known)}}) or be a list of 0/1 matrices.",
+                     "x" = "Unknown: {.val {bad}}."), "shapes", call = call)
+    }
+    shapes <- known[shapes]
+  }
+  ok <- is.list(shapes) && length(shapes) > 0L &&
+    all(vapply(shapes, function(s) is.matrix(s) && is.numeric(s) &&
+                 all(s >= 0 & s <= 1) && any(s > 0), logical(1)))
+  if (!ok) {
+    abort_nmfkit(c("{.arg {arg}} must be a list of numeric matrices with entries in [0, 1], none all zero.",
+                   "x" = "It is {.obj_type_friendly {shapes}}."),
+                 "shapes", call = call)
+  }
+  big <- vapply(shapes, function(s) nrow(s) > frame[1] || ncol(s) > frame[2],
+                logical(1))
+  if (any(big)) {
+    abort_nmfkit(c("Every shape must fit in the {frame[1]} x {frame[2]} frame.",
+                   "x" = "Shape{?s} {which(big)} {?is/are} larger."),
+                 "shapes", call = call)
+  }
+  if (is.null(names(shapes))) {
+    names(shapes) <- paste0("shape", seq_along(shapes))
+  }
+  shapes
+}
+
+check_copies <- function(copies, arg = rlang::caller_arg(copies),
+                         call = rlang::caller_env()) {
+  ok <- is.numeric(copies) && length(copies) %in% 1:2 && !anyNA(copies) &&
+    all(copies >= 0) && all(copies == round(copies)) && max(copies) >= 1 &&
+    (length(copies) == 1L || copies[1] <= copies[2])
+  if (!ok) {
+    abort_nmfkit(c("{.arg {arg}} must be a whole number or a range c(min, max) of whole numbers, with max >= 1.",
+                   "x" = "It is {.code {deparse(copies)}}."),
+                 "copies", call = call)
+  }
+  as.integer(copies)
+}

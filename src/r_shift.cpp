@@ -1,0 +1,100 @@
+// Glue for permutation (shift-invariant) NMF: fit, projection of new images,
+// reconstruction from terms, and the FFT timing the bench compares against.
+#include "r_convert.h"
+#include "r_hooks.h"
+
+using nmfkit::IMat;
+using nmfkit::Mat;
+
+namespace {
+
+nmfkit::ShiftParams shift_params(const Rcpp::List& control,
+                                 const std::string& group,
+                                 const std::string& w_step, int inner) {
+  nmfkit::ShiftParams p;
+  p.group = group == "circular1d" ? nmfkit::ShiftGroup::circular1d
+                                  : nmfkit::ShiftGroup::torus2d;
+  p.w_step = w_step == "pg" ? nmfkit::WStep::pg : nmfkit::WStep::hals;
+  p.inner = inner;
+  p.max_iter = nmfkit_r::ctrl_int(control, "max_iter");
+  p.tol = nmfkit_r::ctrl_dbl(control, "tol");
+  p.threads = nmfkit_r::ctrl_int(control, "threads");
+  const bool measure =
+      control.containsElementNamed("fft_planner") &&
+      Rcpp::as<std::string>(control["fft_planner"]) == "measure";
+  p.planner = measure ? nmfkit::FftPlanner::measure
+                      : nmfkit::FftPlanner::estimate;
+  return p;
+}
+
+Rcpp::List shift_result_list(const nmfkit::ShiftResult& r) {
+  Rcpp::List out = nmfkit_r::result_list(r);
+  out["G"] = r.G;
+  out["restart_loss"] = r.restart_loss;
+  out["best"] = r.best + 1;
+  out["stop"] = r.stop;
+  return out;
+}
+
+}  // namespace
+
+// starts: a list of list(W = n x k, rho = k x m, G = k x m integer, 0-based).
+// [[Rcpp::export]]
+Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x,
+                       Rcpp::IntegerVector image_dim, std::string group,
+                       std::string w_step, int inner, Rcpp::List starts,
+                       Rcpp::List control, SEXP callback) {
+  const nmfkit::ShiftParams p = shift_params(control, group, w_step, inner);
+  std::vector<nmfkit::ShiftStart> st;
+  for (R_xlen_t i = 0; i < starts.size(); ++i) {
+    const Rcpp::List s = starts[i];
+    st.push_back({Rcpp::as<Mat>(s["W"]), Rcpp::as<Mat>(s["rho"]),
+                  Rcpp::as<IMat>(s["G"])});
+  }
+  nmfkit_r::RHooks hooks(callback);
+  const nmfkit::ShiftResult r =
+      nmfkit::shift_nmf(x, image_dim[0], image_dim[1], st, p, hooks);
+  hooks.finish();
+  return shift_result_list(r);
+}
+
+// [[Rcpp::export]]
+Rcpp::List r_shift_project(const Eigen::Map<Eigen::MatrixXd> x,
+                           const Eigen::Map<Eigen::MatrixXd> w,
+                           Rcpp::IntegerVector image_dim, std::string group,
+                           int inner, Rcpp::List control) {
+  const nmfkit::ShiftParams p = shift_params(control, group, "hals", inner);
+  nmfkit_r::RHooks hooks;
+  const nmfkit::ShiftResult r =
+      nmfkit::shift_project(x, image_dim[0], image_dim[1], w, p, hooks);
+  hooks.finish();
+  return shift_result_list(r);
+}
+
+// Terms use 0-based image, atom and shift indices.
+// [[Rcpp::export]]
+Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w,
+                                    Rcpp::IntegerVector image_dim,
+                                    std::string group,
+                                    std::vector<int> image,
+                                    std::vector<int> atom,
+                                    std::vector<double> coef,
+                                    std::vector<int> g, int m) {
+  return nmfkit::shift_reconstruct(
+      w, image_dim[0], image_dim[1],
+      group == "circular1d" ? nmfkit::ShiftGroup::circular1d
+                            : nmfkit::ShiftGroup::torus2d,
+      image, atom, coef, g, m);
+}
+
+// Seconds per FFTW r2c + c2r pair of one image size (bench only).
+// [[Rcpp::export]]
+double r_fft_pair_seconds(Rcpp::IntegerVector image_dim, std::string group,
+                          std::string planner) {
+  const nmfkit::Fft fft(image_dim[0], image_dim[1],
+                        group == "circular1d" ? nmfkit::ShiftGroup::circular1d
+                                              : nmfkit::ShiftGroup::torus2d,
+                        planner == "measure" ? nmfkit::FftPlanner::measure
+                                             : nmfkit::FftPlanner::estimate);
+  return nmfkit::fft_pair_seconds(fft);
+}
