@@ -9,11 +9,8 @@
 #include "nmfkit/nnls.hpp"
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
-<<<<<<< HEAD
-#include "nmfkit/sinkhorn.hpp"
-#include "nmfkit/wasserstein.hpp"
-=======
 #include "nmfkit/fft.hpp"
 #include "nmfkit/shift_kernels.hpp"
 #include "nmfkit/shift.hpp"
->>>>>>> main
+#include "nmfkit/sinkhorn.hpp"
+#include "nmfkit/wasserstein.hpp"
