@@ -25,7 +25,7 @@ atom_moments <- function(w, t) {
 # A small fast fit for methods and snapshots.
 wasserstein_small_fit <- function(control = nmf_control(max_iter = 60)) {
   withr::with_seed(3, {
-    d <- wasserstein_gm_data(n = 130L, bins = 30L)
+    d <- wasserstein_gm_data(n = 70L, bins = 30L)
     suppressMessages(nmf_wasserstein(d$x, 3, coords = d$t, outer = 3,
                                      control = control))
   })
