@@ -299,3 +299,23 @@ TEST_CASE("the BLAS fast path and the log-domain path agree") {
     CHECK((g1 - g2).cwiseAbs().maxCoeff() < 1e-12);
   }
 }
+
+TEST_CASE("semi-dual and Sinkhorn give the same bits on 1 and 2 threads") {
+  // large enough that the column blocks do run in parallel
+  const Mat c = cost_1d(grid(400, 0, 1));
+  const OtKernel k = OtKernel::dense(c, 0.01);
+  REQUIRE(k.work_per_column() * 200 >= 1e7);
+  const Mat x = histograms(400, 200, 71, 0.1);
+  const Mat g = gaussian_matrix(400, 200, 0.2, 72);
+  const Mat lx = nmfkit::safe_log(x);
+  Mat g1(400, 200), g2(400, 200);
+  const double v1 = nmfkit::semidual(k, x, lx, g, g1, 1);
+  const double v2 = nmfkit::semidual(k, x, lx, g, g2, 2);
+  CHECK(v1 == v2);
+  CHECK(g1 == g2);
+  const Mat y = histograms(400, 200, 73, 0.0);
+  const nmfkit::SinkhornResult s1 = nmfkit::sinkhorn_log(k, x, y, 30, 0, 1);
+  const nmfkit::SinkhornResult s2 = nmfkit::sinkhorn_log(k, x, y, 30, 0, 2);
+  CHECK(s1.cost == s2.cost);
+  CHECK(s1.g == s2.g);
+}

@@ -128,6 +128,16 @@ class OtKernel {
     return separable_ ? c1_.rows() * c2_.rows() : c1_.rows();
   }
   double epsilon() const { return eps_; }
+
+  /// Rough floating-point work of one semi-dual or Sinkhorn pass over one
+  /// column: two kernel products plus a few exp/log per bin.
+  double work_per_column() const {
+    const double m = static_cast<double>(size());
+    const double prod = separable_
+        ? m * static_cast<double>(c1_.rows() + c2_.rows())
+        : m * m;
+    return 4.0 * prod + 60.0 * m;
+  }
   bool is_separable() const { return separable_; }
 
   /// The full m x m cost matrix (for tests and small problems).

@@ -42,6 +42,14 @@ void for_blocks(Index n, int threads, F&& f) {
   (void)threads;
 }
 
+/// Threads worth starting for `work` flops: below ~1e7 (a few ms) the cost
+/// of waking threads, and on a busy machine of waiting for a descheduled
+/// one, outweighs the gain. Results do not depend on it (blocks are fixed).
+inline int ot_threads(double work, int threads) {
+  constexpr double kParallelWork = 1e7;
+  return work >= kParallelWork ? threads : 1;
+}
+
 /// Sums f(begin, length) over the OT blocks of [0, n), in block order, so
 /// the result does not depend on the thread count.
 template <class F>
@@ -113,6 +121,7 @@ inline double semidual(const OtKernel& kernel, const Mat& x, const Mat& log_x,
           "semidual: dimensions do not match");
   const double eps = kernel.epsilon();
   if (per_col != nullptr) per_col->resize(n);
+  threads = detail::ot_threads(kernel.work_per_column() * n, threads);
   return detail::sum_blocks(n, threads, [&](Index b, Index l) {
     // Fast path (spec 4.4): u = exp((g - max g) / eps), q = K u,
     // l = max g / eps + log q, grad = u * K'(x / q); any column with a q
@@ -244,6 +253,7 @@ SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
   res.column_iterations.assign(static_cast<size_t>(n), 0);
   std::vector<char> done(static_cast<size_t>(n), 0);
   Mat lf(m, n);
+  threads = detail::ot_threads(kernel.work_per_column() * n, threads);
   for (int it = 1; it <= max_iter; ++it) {
     detail::for_blocks(n, threads, [&](Index c0, Index l) {
       std::vector<Index> cols;

@@ -83,7 +83,8 @@ struct WeightsDual {
   int threads;
   double operator()(const Eigen::Ref<const Mat>& g, Eigen::Ref<Mat> grad) const {
     double v = semidual(kernel, x, log_x, g, grad, threads);
-    v += sum_blocks(x.cols(), threads, [&](Index b, Index l) {
+    // the penalty is cheap (k x m per column): not worth threads
+    v += sum_blocks(x.cols(), 1, [&](Index b, Index l) {
       const Mat z = -(d.transpose() * g.middleCols(b, l));
       Mat sm;
       const double p = lse_softmax(z, rho, sm);
