@@ -161,13 +161,13 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
                         control = nmf_control(max_iter = 10000, tol = 1e-8)) {
   if (is.null(dim(a))) a <- matrix(a, ncol = 1L)
   if (is.null(dim(b))) b <- matrix(b, ncol = 1L)
-  a <- check_histograms(a)
-  b <- check_histograms(b)
   if (nrow(a) != nrow(b)) {
     abort_nmfkit(c("{.arg a} and {.arg b} must have the same number of bins.",
                    "x" = "{.arg a} has {nrow(a)} and {.arg b} has {nrow(b)}."),
                  "dimension")
   }
+  a <- check_histograms(a)
+  b <- check_histograms(b)
   n <- max(ncol(a), ncol(b))
   if (!ncol(a) %in% c(1L, n) || !ncol(b) %in% c(1L, n)) {
     abort_nmfkit(c("{.arg a} and {.arg b} must have the same number of columns, or one of them one column.",
