@@ -132,8 +132,9 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #' \eqn{\max_v \langle v, b\rangle - OT^*_\epsilon(a, v)} by L-BFGS, as
 #' [nmf_wasserstein()] does; the row sums are then exact and it stops when
 #' the largest error of the column sums is at most `control$tol`. Sinkhorn
-#' needs many iterations when `epsilon` is small or the histograms have thin
-#' tails; L-BFGS is then much faster.
+#' needs many iterations when `epsilon` is small; L-BFGS is then often much
+#' faster, but with very thin tails (masses far below `1e-20`) it can stall
+#' at a marginal error near `1e-6`, which it reports with a warning.
 #'
 #' @param a,b Histograms: vectors, or matrices with one histogram per column
 #'   (a single column is recycled). Normalised to sum to one.
@@ -152,7 +153,6 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #' a <- dnorm(t, 0.3, 0.05)
 #' b <- dnorm(t, 0.7, 0.05)
 #' ot_distance(a, cbind(a, b), coords = t, epsilon = 0.01)
-#' ot_distance(a, cbind(a, b), coords = t, epsilon = 0.01, method = "lbfgs")
 #' @export
 ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
                         epsilon = 0.025,

@@ -146,11 +146,9 @@ class DualFunctor {
     const double f = dual_(g, gr);
     ++evaluations;
     if (!std::isfinite(f) || !grad.allFinite()) throw StopNumerical{};
-    if (f < best_f) {
-      best_f = f;
-      best_x = x;
-      best_gmax = grad.cwiseAbs().maxCoeff();
-    }
+    // Keep the lowest f; within rounding of it (where the line search can no
+    // longer tell points apart) prefer the smaller gradient.
+    offer(x, f, grad.cwiseAbs().maxCoeff());
     poll();
     return f;
   }
@@ -166,6 +164,19 @@ class DualFunctor {
       throw StopConverged{};
     }
     ++iterations;
+  }
+
+  /// Keeps the lowest f; within rounding of it (where the line search can
+  /// no longer tell points apart) prefers the smaller gradient.
+  void offer(const Vec& x, double f, double gmax) {
+    const double fuzz = 8 * std::numeric_limits<double>::epsilon() *
+                        std::max(1.0, std::abs(f));
+    if (f < lowest_f_ - fuzz || (f <= lowest_f_ + fuzz && gmax < best_gmax)) {
+      best_f = f;
+      best_x = x;
+      best_gmax = gmax;
+    }
+    lowest_f_ = std::min(lowest_f_, f);
   }
 
   void poll() {
@@ -185,6 +196,7 @@ class DualFunctor {
   const Dual& dual_;
   Index m_, n_;
   double tol_;
+  double lowest_f_ = std::numeric_limits<double>::infinity();
   Hooks& hooks_;
   std::chrono::steady_clock::time_point last_poll_{};  // first call polls
 };
@@ -227,11 +239,7 @@ DualStats minimise_dual(const Dual& dual, Mat& g, const WassersteinParams& p,
     const Vec& gr = solver.final_grad();
     const double gmax = gr.cwiseAbs().maxCoeff();
     st.status = gmax <= p.tol ? Status::converged : Status::max_iter;
-    if (fx <= fun.best_f) {
-      fun.best_x = x;
-      fun.best_f = fx;
-      fun.best_gmax = gmax;
-    }
+    fun.offer(x, fx, gmax);
   } catch (const StopConverged&) {
     st.status = Status::converged;
   } catch (const StopInterrupted&) {
