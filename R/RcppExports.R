@@ -49,3 +49,23 @@ r_stratified_coef <- function(x, group, w, v, tol, max_passes, threads) {
     .Call(`_nmfkit_r_stratified_coef`, x, group, w, v, tol, max_passes, threads)
 }
 
+r_nmf_wasserstein <- function(x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback) {
+    .Call(`_nmfkit_r_nmf_wasserstein`, x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback)
+}
+
+r_wasserstein_weights <- function(x, d, kernel, epsilon, rho, control) {
+    .Call(`_nmfkit_r_wasserstein_weights`, x, d, kernel, epsilon, rho, control)
+}
+
+r_ot_sinkhorn <- function(a, b, kernel, epsilon, max_iter, tol, threads) {
+    .Call(`_nmfkit_r_ot_sinkhorn`, a, b, kernel, epsilon, max_iter, tol, threads)
+}
+
+r_ot_semidual <- function(x, g, kernel, epsilon, threads) {
+    .Call(`_nmfkit_r_ot_semidual`, x, g, kernel, epsilon, threads)
+}
+
+r_ot_lbfgs <- function(a, b, kernel, epsilon, control) {
+    .Call(`_nmfkit_r_ot_lbfgs`, a, b, kernel, epsilon, control)
+}
+

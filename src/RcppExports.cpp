@@ -206,6 +206,89 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_nmf_wasserstein
+Rcpp::List r_nmf_wasserstein(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, Rcpp::List kernel, double epsilon, double rho_weights, double rho_dict, int outer, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_nmf_wasserstein(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP rho_weightsSEXP, SEXP rho_dictSEXP, SEXP outerSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< double >::type rho_weights(rho_weightsSEXP);
+    Rcpp::traits::input_parameter< double >::type rho_dict(rho_dictSEXP);
+    Rcpp::traits::input_parameter< int >::type outer(outerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_wasserstein(x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_wasserstein_weights
+Rcpp::List r_wasserstein_weights(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> d, Rcpp::List kernel, double epsilon, double rho, Rcpp::List control);
+RcppExport SEXP _nmfkit_r_wasserstein_weights(SEXP xSEXP, SEXP dSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP rhoSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type d(dSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< double >::type rho(rhoSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_wasserstein_weights(x, d, kernel, epsilon, rho, control));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_ot_sinkhorn
+Rcpp::List r_ot_sinkhorn(const Eigen::Map<Eigen::MatrixXd> a, const Eigen::Map<Eigen::MatrixXd> b, Rcpp::List kernel, double epsilon, int max_iter, double tol, int threads);
+RcppExport SEXP _nmfkit_r_ot_sinkhorn(SEXP aSEXP, SEXP bSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP max_iterSEXP, SEXP tolSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_ot_sinkhorn(a, b, kernel, epsilon, max_iter, tol, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_ot_semidual
+Rcpp::List r_ot_semidual(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> g, Rcpp::List kernel, double epsilon, int threads);
+RcppExport SEXP _nmfkit_r_ot_semidual(SEXP xSEXP, SEXP gSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type g(gSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_ot_semidual(x, g, kernel, epsilon, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_ot_lbfgs
+Rcpp::List r_ot_lbfgs(const Eigen::Map<Eigen::MatrixXd> a, const Eigen::Map<Eigen::MatrixXd> b, Rcpp::List kernel, double epsilon, Rcpp::List control);
+RcppExport SEXP _nmfkit_r_ot_lbfgs(SEXP aSEXP, SEXP bSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP controlSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_ot_lbfgs(a, b, kernel, epsilon, control));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
@@ -220,6 +303,11 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_fft_pair_seconds", (DL_FUNC) &_nmfkit_r_fft_pair_seconds, 3},
     {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
+    {"_nmfkit_r_nmf_wasserstein", (DL_FUNC) &_nmfkit_r_nmf_wasserstein, 10},
+    {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
+    {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},
+    {"_nmfkit_r_ot_semidual", (DL_FUNC) &_nmfkit_r_ot_semidual, 5},
+    {"_nmfkit_r_ot_lbfgs", (DL_FUNC) &_nmfkit_r_ot_lbfgs, 5},
     {NULL, NULL, 0}
 };
 

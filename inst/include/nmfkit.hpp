@@ -14,3 +14,5 @@
 #include "nmfkit/shift_kernels.hpp"
 #include "nmfkit/shift.hpp"
 #include "nmfkit/stratified.hpp"
+#include "nmfkit/sinkhorn.hpp"
+#include "nmfkit/wasserstein.hpp"
