@@ -146,6 +146,7 @@ print_extra.nmfkit_wasserstein <- function(x, digits = 4L, ...) {
 
 #' @rdname nmf_wasserstein
 #' @param object A fitted `nmfkit_wasserstein` model.
+#' @param ... Unused.
 #' @export
 summary.nmfkit_wasserstein <- function(object, ...) {
   s <- NextMethod()
