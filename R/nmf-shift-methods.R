@@ -64,13 +64,7 @@ print.summary.nmfkit_shift <- function(x, ...) {
 #' @rdname nmfkit-methods
 #' @export
 fitted.nmfkit_shift <- function(object, ...) {
-  terms <- if (is.null(object$terms)) {
-    data.frame(image = rep(seq_len(ncol(object$H)), each = object$rank),
-               atom = rep(seq_len(object$rank), ncol(object$H)),
-               coefficient = as.vector(object$H), g = as.vector(object$g))
-  } else {
-    object$terms
-  }
+  terms <- shift_terms(object)
   out <- r_shift_reconstruct(object$W, object$image_dim, object$shift,
                              as.integer(terms$image - 1L),
                              as.integer(terms$atom - 1L), terms$coefficient,

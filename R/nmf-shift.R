@@ -160,13 +160,7 @@ instances <- function(object, ...) UseMethod("instances")
 #' @rdname instances
 #' @export
 instances.nmfkit_shift <- function(object, threshold = NULL, ...) {
-  terms <- if (is.null(object$terms)) {
-    data.frame(image = rep(seq_len(ncol(object$H)), each = object$rank),
-               atom = rep(seq_len(object$rank), ncol(object$H)),
-               coefficient = as.vector(object$H), g = as.vector(object$g))
-  } else {
-    object$terms
-  }
+  terms <- shift_terms(object)
   if (is.null(threshold)) {
     threshold <- if (is.null(object$instance_threshold)) 0
                  else object$instance_threshold
@@ -400,4 +394,13 @@ check_shift_control <- function(control, call = rlang::caller_env()) {
   check_number(control$instance_threshold, min = 0, arg =
                  "control$instance_threshold", call = call, what = "control")
   control
+}
+
+# One row per (image, atom) term of a fit: image, atom, coefficient and shift
+# index g; two-stage fits store their composed terms instead.
+shift_terms <- function(object) {
+  if (!is.null(object$terms)) return(object$terms)
+  data.frame(image = rep(seq_len(ncol(object$H)), each = object$rank),
+             atom = rep(seq_len(object$rank), ncol(object$H)),
+             coefficient = as.vector(object$H), g = as.vector(object$g))
 }

@@ -120,14 +120,6 @@ fitted.nmfkit_stratified <- function(object, ...) {
   out
 }
 
-#' @rdname fitted.nmfkit_stratified
-#' @export
-residuals.nmfkit_stratified <- function(object, x = NULL, ...) {
-  x <- model_data(object, x)
-  out <- as.matrix(x) - stats::fitted(object)
-  dimnames(out) <- object$dimnames
-  out
-}
 
 #' Coefficients of new samples of known strata
 #'
