@@ -11,13 +11,38 @@
 #' @section What `tol` and `max_iter` mean:
 #' Each fitting function has its own natural stopping rule:
 #'
-#' | function | an iteration is | `tol` stops it when | default `max_iter` |
+#' | function | an iteration | `tol` stops it when | `max_iter` |
 #' |---|---|---|---|
-#' | [nmf()], [nmf_joint()], [nmf_distance()] on a list | one update of `W` then one of `H` (each `inner` passes for HALS and MU, a solve to tolerance for ANLS) | the projected-gradient violation of the iteration's first passes falls to `tol` times that of the first iteration | 200 |
-#' | [nmf_stratified()] | `v_updates` shift updates, then one multiplicative update of `H` and of `W` | the loss falls by no more than `tol` times its previous value; only when `tol` is given (the default runs `max_iter` iterations, as the authors' code) | 100 |
-#' | [nmf_shift()] | for every image `inner` sweeps over the atoms' coefficients and shifts, then `inner` passes of the `W` step | the relative error changes by less than `tol` (absolute) between iterations, or the shifts cycle without progress | 30 |
-#' | [nmf_wasserstein()] | one L-BFGS iteration of a dictionary or weights subproblem; the number of outer iterations is the argument `outer` | the largest absolute entry of the subproblem's dual gradient is at most `tol` | 250 (per subproblem) |
-#' | [ot_distance()], [nmf_distance()] on a Wasserstein fit | one Sinkhorn update of both potentials, or one L-BFGS iteration | the L1 error of the row sums (Sinkhorn) or the largest error of the column sums (L-BFGS) is at most `tol` | 10000 |
+#' | [nmf()], [nmf_joint()] | `W`, then `H` | violation <= `tol` x first | 200 |
+#' | [nmf_stratified()] | shifts, `H`, `W` | loss drop <= `tol` x loss | 100 |
+#' | [nmf_shift()] | shifts and `H`, then `W` | error change < `tol` | 30 |
+#' | [nmf_wasserstein()] | one L-BFGS step | max dual gradient <= `tol` | 250 |
+#' | [ot_distance()] | one Sinkhorn or L-BFGS step | marginal error <= `tol` | 10000 |
+#'
+#' In detail:
+#' * [nmf()], [nmf_joint()] and [nmf_distance()] on a list: an iteration
+#'   updates `W` then `H` (each by `inner` passes for HALS and MU, solved to
+#'   tolerance for ANLS). The fit stops when the projected-gradient
+#'   violation of the iteration's first passes falls to `tol` times that of
+#'   the first iteration (scikit-learn's rule).
+#' * [nmf_stratified()]: an iteration makes `v_updates` shift updates, then
+#'   one multiplicative update of `H` and one of `W`. The fit stops when an
+#'   iteration lowers the loss by no more than `tol` times its value, but
+#'   only when `tol` is given: by default it runs `max_iter` iterations, as
+#'   the authors' code does.
+#' * [nmf_shift()]: an iteration runs, for every image, `inner` sweeps over
+#'   the atoms' coefficients and shifts, then `inner` passes of the `W`
+#'   step. The fit stops when the relative error changes by less than `tol`
+#'   (an absolute change) between iterations, or when the shifts cycle
+#'   without progress.
+#' * [nmf_wasserstein()]: `max_iter` and `tol` apply to each dictionary and
+#'   weights subproblem: at most `max_iter` L-BFGS iterations, stopping when
+#'   the largest absolute entry of the dual gradient is at most `tol`. The
+#'   number of outer iterations is the argument `outer`.
+#' * [ot_distance()] and [nmf_distance()] on a Wasserstein fit: an
+#'   iteration is one Sinkhorn update of both potentials, or one L-BFGS
+#'   iteration; they stop when the L1 error of the row sums (Sinkhorn) or
+#'   the largest error of the column sums (L-BFGS) is at most `tol`.
 #'
 #' @section Settings read by one function only:
 #' * `eps` ([nmf_stratified()]): added to every denominator of the
