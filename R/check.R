@@ -207,7 +207,8 @@ check_image_dim <- function(image_dim, n_pixels, arg = rlang::caller_arg(image_d
                             call = rlang::caller_env()) {
   ok <- is.numeric(image_dim) && length(image_dim) == 2L &&
     all(is.finite(image_dim)) && all(image_dim >= 1) &&
-    all(image_dim == round(image_dim))
+    all(image_dim == round(image_dim)) &&
+    all(image_dim <= .Machine$integer.max)
   if (!ok) {
     abort_nmfkit(c("{.arg {arg}} must be two positive whole numbers c(rows, columns).",
                    "x" = "It is {.code {deparse(image_dim)}}."),

@@ -334,4 +334,6 @@ test_that("siblings: missing data and counts beyond integers", {
   expect_error(nmf_stratified(rank = 2), class = "nmfkit_error_missing")
   expect_error(shifted_shapes(2, copies = 1e10), class = "nmfkit_error_copies")
   expect_error(shifted_shapes(2, copies = Inf), class = "nmfkit_error_copies")
+  expect_error(shifted_shapes(2, frame = c(1e10, 1)),
+               class = "nmfkit_error_image_dim")
 })
