@@ -49,6 +49,10 @@ r_stratified_coef <- function(x, group, w, v, tol, max_passes, threads) {
     .Call(`_nmfkit_r_stratified_coef`, x, group, w, v, tol, max_passes, threads)
 }
 
+r_max_threads <- function() {
+    .Call(`_nmfkit_r_max_threads`)
+}
+
 r_nmf_wasserstein <- function(x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback) {
     .Call(`_nmfkit_r_nmf_wasserstein`, x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback)
 }

@@ -9,6 +9,10 @@
 # Returns a double matrix or dgCMatrix with dimnames kept.
 check_data <- function(x, arg = rlang::caller_arg(x),
                        call = rlang::caller_env(), allow_zero_matrix = FALSE) {
+  if (missing(x)) {
+    abort_nmfkit("{.arg {arg}} is missing: give the data matrix.", "missing",
+                 call = call)
+  }
   force(arg)
   x <- as_numeric_matrix(x, arg, call)
   if (nrow(x) == 0L || ncol(x) == 0L) {
@@ -42,9 +46,8 @@ as_numeric_matrix <- function(x, arg, call) {
   }
   if (inherits(x, "Matrix")) return(as_dgc(x, arg, call))
   if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
-    what <- if (is.matrix(x)) paste(typeof(x), "matrix") else class(x)[1]
     abort_nmfkit(c("{.arg {arg}} must be a numeric matrix, a numeric data frame or a {.cls dgCMatrix}.",
-                   "x" = "It is {.obj_type_friendly {x}} ({what})."),
+                   "x" = "It is {.obj_type_friendly {x}}."),
                  "type", call = call)
   }
   if (!is.double(x)) storage.mode(x) <- "double"
@@ -111,18 +114,25 @@ is_number <- function(x) {
   is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x)
 }
 
-# An integer in [min, max]; returns it as integer.
+# An integer in [min, max]; returns it as integer. Whole numbers beyond the
+# integer range are errors, never NA.
 check_count <- function(x, min = 1, max = Inf, arg = rlang::caller_arg(x),
                         call = rlang::caller_env(), what = "count") {
   if (!is_number(x) || x != round(x)) {
     abort_nmfkit(c("{.arg {arg}} must be a whole number.",
-                   "x" = "It is {.obj_type_friendly {x}}{if (is_number(x)) paste0(' (', x, ')')}."),
+                   "x" = "It is {describe_value(x)}."),
                  what, call = call)
   }
   if (x < min || x > max) {
     range <- if (is.finite(max)) sprintf("between %s and %s", min, max)
              else sprintf("at least %s", min)
-    abort_nmfkit(c("{.arg {arg}} must be {range}.", "x" = "It is {x}."),
+    abort_nmfkit(c("{.arg {arg}} must be {range}.",
+                   "x" = "It is {describe_value(x)}."),
+                 what, call = call)
+  }
+  if (abs(x) > .Machine$integer.max) {
+    abort_nmfkit(c("{.arg {arg}} must be at most {(.Machine$integer.max)} (the largest integer R has).",
+                   "x" = "It is {describe_value(x)}."),
                  what, call = call)
   }
   as.integer(x)
@@ -132,11 +142,14 @@ check_count <- function(x, min = 1, max = Inf, arg = rlang::caller_arg(x),
 check_rank <- function(rank, max_rank, arg = rlang::caller_arg(rank),
                        call = rlang::caller_env(),
                        why = "{.code min(dim(x))}") {
+  if (missing(rank)) {
+    abort_nmfkit(c(paste0("{.arg {arg}} is missing: give the number of components, from 1 to {max_rank} (", why, ")."),
+                   "i" = "For example {.code rank = {min(2L, max_rank)}}."),
+                 "rank", call = call)
+  }
   if (!is_number(rank) || rank != round(rank) || rank < 1 || rank > max_rank) {
-    found <- if (is_number(rank)) format(rank) else
-      cli::format_inline("{.obj_type_friendly {rank}}")
     abort_nmfkit(c(paste0("{.arg {arg}} must be a whole number from 1 to {max_rank} (", why, ")."),
-                   "x" = "It is {found}."),
+                   "x" = "It is {describe_value(rank)}."),
                  "rank", call = call)
   }
   as.integer(rank)
@@ -151,21 +164,19 @@ check_number <- function(x, min = -Inf, max = Inf, strict = FALSE,
     cmp <- if (strict) "greater than" else "at least"
     range <- if (is.finite(max)) sprintf("%s %s and at most %s", cmp, min, max)
              else sprintf("%s %s", cmp, min)
-    found <- if (is_number(x)) format(x) else
-      cli::format_inline("{.obj_type_friendly {x}}")
     abort_nmfkit(c("{.arg {arg}} must be a finite number {range}.",
-                   "x" = "It is {found}."),
+                   "x" = "It is {describe_value(x)}."),
                  what, call = call)
   }
   as.double(x)
 }
 
 check_flag <- function(x, arg = rlang::caller_arg(x),
-                       call = rlang::caller_env()) {
+                       call = rlang::caller_env(), what = "flag") {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
     abort_nmfkit(c("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.",
-                   "x" = "It is {.obj_type_friendly {x}}."),
-                 "flag", call = call)
+                   "x" = "It is {describe_value(x)}."),
+                 what, call = call)
   }
   x
 }
@@ -196,7 +207,8 @@ check_image_dim <- function(image_dim, n_pixels, arg = rlang::caller_arg(image_d
                             call = rlang::caller_env()) {
   ok <- is.numeric(image_dim) && length(image_dim) == 2L &&
     all(is.finite(image_dim)) && all(image_dim >= 1) &&
-    all(image_dim == round(image_dim))
+    all(image_dim == round(image_dim)) &&
+    all(image_dim <= .Machine$integer.max)
   if (!ok) {
     abort_nmfkit(c("{.arg {arg}} must be two positive whole numbers c(rows, columns).",
                    "x" = "It is {.code {deparse(image_dim)}}."),
@@ -224,17 +236,93 @@ check_newdata <- function(newdata, n_features, arg = rlang::caller_arg(newdata),
   newdata
 }
 
-# One of a set of strings, like match.arg() (the full default vector picks
-# the first) but with a classed error.
+# One of a set of strings. The package's only way to check a choice argument
+# (it replaces match.arg() and rlang::arg_match(), whose errors are not
+# nmfkit_error): the full default vector picks the first choice; no partial
+# matching; a near miss gets a "did you mean" hint. Without `choices`, the
+# default of the caller's argument named `arg` lists them.
 check_choice <- function(x, choices, arg = rlang::caller_arg(x),
-                         call = rlang::caller_env()) {
+                         call = rlang::caller_env(), what = "choice") {
+  if (missing(choices)) {
+    # like match.arg(): the choices are the default of the caller's argument
+    choices <- eval(formals(sys.function(sys.parent()))[[arg]])
+  }
   if (identical(x, choices)) return(choices[1])
   if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% choices) {
-    found <- if (is.character(x) && length(x) == 1L) paste0('"', x, '"') else
-      cli::format_inline("{.obj_type_friendly {x}}")
+    hint <- if (is.character(x) && length(x) == 1L && !is.na(x))
+      nearest_name(x, choices)
     abort_nmfkit(c("{.arg {arg}} must be one of {.or {.val {choices}}}.",
-                   "x" = "It is {found}."),
-                 "choice", call = call)
+                   "x" = "It is {describe_value(x)}.",
+                   "i" = if (!is.null(hint)) "Did you mean {.val {hint}}?"),
+                 what, call = call)
   }
   x
+}
+
+# The closest of `choices` to the string x (case-insensitive edit distance,
+# or a prefix), or NULL when none is close.
+nearest_name <- function(x, choices) {
+  if (!length(choices) || !nzchar(x)) return(NULL)
+  d <- drop(utils::adist(tolower(x), tolower(choices)))
+  prefix <- startsWith(tolower(choices), tolower(x)) |
+    startsWith(tolower(x), tolower(choices))
+  d[prefix] <- pmin(d[prefix], 1)
+  best <- which.min(d)
+  if (d[best] <= max(2, nchar(x) %/% 3)) choices[best] else NULL
+}
+
+# A user's value in an error message: numbers with enough digits to show
+# that 2 + 1e-12 is not whole (and Inf, NA as such), strings quoted, other
+# objects by their type.
+describe_value <- function(x) {
+  if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) {
+    return(format(x, digits = 15))
+  }
+  if (is.character(x) && length(x) == 1L && !is.na(x)) {
+    return(encodeString(x, quote = "\""))
+  }
+  if (is.logical(x) && length(x) == 1L) return(format(x))
+  cli::format_inline("{.obj_type_friendly {x}}")
+}
+
+# `...` of an exported function that passes it on to `to`: every argument
+# named, and named as one of `valid`.
+check_dots_named <- function(valid, to, env = rlang::caller_env(),
+                             call = rlang::caller_env()) {
+  n <- eval(quote(...length()), env)
+  if (n == 0L) return(invisible(NULL))
+  nm <- eval(quote(...names()), env)
+  if (is.null(nm)) nm <- rep("", n)
+  bad <- nm[!nm %in% valid]
+  if (!length(bad)) return(invisible(NULL))
+  near <- if (nzchar(bad[1])) nearest_name(bad[1], valid)
+  abort_nmfkit(c("Arguments in {.arg ...} must be named arguments of {.fn {to}}: {.arg {valid}}.",
+                 "x" = if (nzchar(bad[1])) "Unknown argument {.arg {bad[1]}}."
+                       else "{sum(!nzchar(nm))} argument{?s} {?is/are} unnamed.",
+                 "i" = if (!is.null(near)) "Did you mean {.arg {near}}?"),
+               "dots", call = call)
+}
+
+# `...` of an exported function that reads none of it: any argument there is
+# a misspelling or a setting of another function.
+check_dots_empty <- function(env = rlang::caller_env(),
+                             call = rlang::caller_env()) {
+  n <- eval(quote(...length()), env)
+  if (n == 0L) return(invisible(NULL))
+  nm <- eval(quote(...names()), env)
+  if (is.null(nm)) nm <- rep("", n)
+  fn <- sys.function(sys.parent())
+  valid <- setdiff(names(formals(fn)), "...")
+  named <- nm[nzchar(nm)]
+  hints <- c(character(), unlist(lapply(named, function(a) {
+    near <- nearest_name(a, valid)
+    if (!is.null(near)) cli::format_inline("{.arg {a}}: did you mean {.arg {near}}?")
+  })))
+  found <- if (length(named)) cli::format_inline(
+    "{cli::qty(length(named))}Unknown argument{?s} {.arg {named}}.")
+  else cli::format_inline("{n} unnamed argument{?s}.")
+  names(hints) <- rep("i", length(hints))
+  abort_nmfkit(c("Arguments in {.arg ...} must be empty here; nothing reads them.",
+                 "x" = found, hints),
+               "dots", call = call)
 }

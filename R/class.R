@@ -50,8 +50,18 @@ variant_label <- function(object) {
 }
 
 # The data a model was fitted to, or an error saying how to supply it.
-model_data <- function(object, x = NULL, call = rlang::caller_env()) {
-  if (!is.null(x)) return(check_newdata(x, nrow(object$W), arg = "x", call = call))
+model_data <- function(object, x = NULL, arg = "x",
+                       call = rlang::caller_env()) {
+  if (!is.null(x)) {
+    x <- check_newdata(x, nrow(object$W), arg = arg, call = call)
+    if (ncol(x) != ncol(object$H)) {
+      abort_nmfkit(c("{.arg {arg}} must be the data of the fit: {ncol(object$H)} sample{?s} (columns).",
+                     "x" = "It has {ncol(x)} column{?s}.",
+                     "i" = "For new samples use {.fn predict}."),
+                   "dimension", call = call)
+    }
+    return(x)
+  }
   if (is.null(object$data)) {
     abort_nmfkit(c("This fit does not keep its data.",
                    "i" = "Pass the data as {.arg x}."), "data", call = call)

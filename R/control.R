@@ -1,44 +1,97 @@
 #' Settings for nmfkit's solvers
 #'
 #' Like [stats::glm.control()], `nmf_control()` gathers the rarely changed
-#' settings of every solver in the package. Each variant documents which
-#' extra settings it reads from `...`.
+#' settings of every solver in the package. A few settings are read by one
+#' fitting function only; they are passed through `...` (see the table
+#' below). Unknown names are errors (naming the nearest valid setting), and a
+#' fitting function rejects a setting that it does not read, so that a
+#' misspelled or misplaced setting never goes unnoticed. A control object
+#' edited by hand (`ctl$max_iter <- -1`) is checked again when it is used.
 #'
-#' @param tol Stopping tolerance, at least 0. For `nmf()` the fit stops when
-#'   the projected-gradient violation falls to `tol` times that of the first
-#'   iteration (scikit-learn's rule). `0` runs `max_iter` iterations.
-#' @param max_iter Maximum number of outer iterations, at least 1.
+#' @section What `tol` and `max_iter` mean:
+#' Each fitting function has its own natural stopping rule:
+#'
+#' | function | an iteration | `tol` stops it when | `max_iter` |
+#' |---|---|---|---|
+#' | [nmf()], [nmf_joint()] | `W`, then `H` | violation <= `tol` x first | 200 |
+#' | [nmf_stratified()] | shifts, `H`, `W` | loss drop <= `tol` x loss | 100 |
+#' | [nmf_shift()] | shifts and `H`, then `W` | error change < `tol` | 30 |
+#' | [nmf_wasserstein()] | one L-BFGS step | max dual gradient <= `tol` | 250 |
+#' | [ot_distance()] | one Sinkhorn or L-BFGS step | marginal error <= `tol` | 10000 |
+#'
+#' In detail:
+#' * [nmf()], [nmf_joint()] and [nmf_distance()] on a list: an iteration
+#'   updates `W` then `H` (each by `inner` passes for HALS and MU, solved to
+#'   tolerance for ANLS). The fit stops when the projected-gradient
+#'   violation of the iteration's first passes falls to `tol` times that of
+#'   the first iteration (scikit-learn's rule).
+#' * [nmf_stratified()]: an iteration makes `v_updates` shift updates, then
+#'   one multiplicative update of `H` and one of `W`. The fit stops when an
+#'   iteration lowers the loss by no more than `tol` times its value, but
+#'   only when `tol` is given: by default it runs `max_iter` iterations, as
+#'   the authors' code does.
+#' * [nmf_shift()]: an iteration runs, for every image, `inner` sweeps over
+#'   the atoms' coefficients and shifts, then `inner` passes of the `W`
+#'   step. The fit stops when the relative error changes by less than `tol`
+#'   (an absolute change) between iterations, or when the shifts cycle
+#'   without progress.
+#' * [nmf_wasserstein()]: `max_iter` and `tol` apply to each dictionary and
+#'   weights subproblem: at most `max_iter` L-BFGS iterations, stopping when
+#'   the largest absolute entry of the dual gradient is at most `tol`. The
+#'   number of outer iterations is the argument `outer`.
+#' * [ot_distance()] and [nmf_distance()] on a Wasserstein fit: an
+#'   iteration is one Sinkhorn update of both potentials, or one L-BFGS
+#'   iteration; they stop when the L1 error of the row sums (Sinkhorn) or
+#'   the largest error of the column sums (L-BFGS) is at most `tol`.
+#'
+#' @section Settings read by one function only:
+#' * `eps` ([nmf_stratified()]): added to every denominator of the
+#'   multiplicative updates, at least 0 (default `1e-9`).
+#' * `h_start` ([nmf_shift()]): `"random"` (default) or `"zero"` starting
+#'   coefficients and shifts.
+#' * `fft_planner` ([nmf_shift()]): FFTW planner, `"estimate"` (default) or
+#'   `"measure"`.
+#' * `keep` ([nmf_shift()] with `instances`): first-stage atoms whose mass is
+#'   below `keep` times the largest are dropped, between 0 and 1 (default
+#'   0.05).
+#' * `instance_threshold` ([nmf_shift()] with `instances`): instances are
+#'   reported above this multiple of the median significant coefficient, at
+#'   least 0 (default 0.5).
+#'
+#' `inner` is read by [nmf()], [nmf_joint()], [nmf_distance()] on a list and
+#' [nmf_shift()].
+#'
+#' @param tol Stopping tolerance, at least 0; see the table for what it
+#'   measures in each function. `0` runs `max_iter` iterations.
+#' @param max_iter Maximum number of iterations, at least 1; see the table.
 #' @param threads Number of OpenMP threads, at least 1. Results are identical
-#'   for any number of threads.
+#'   for any number of threads. More threads than the machine has are
+#'   capped at that number, with a warning of class
+#'   `nmfkit_warning_threads`.
 #' @param verbose Report the loss as the fit goes.
 #' @param inner Passes over each factor per outer iteration, or `NULL` for the
 #'   solver's default. For `nmf(method = "hals")` the default 1 is plain HALS
 #'   (scikit-learn's `cd` solver); more passes reuse the Gram system while they
 #'   still pay off (Gillis and Glineur's accelerated HALS), which helps on
-#'   dense, ill-conditioned problems.
-#' @param ... Named settings that particular variants read (see their help).
+#'   dense, ill-conditioned problems. For [nmf_shift()] it is the default of
+#'   its argument `inner`.
+#' @param ... Named settings that particular functions read (see above).
 #' @return A list of class `nmfkit_control`.
 #' @examples
 #' nmf_control(max_iter = 500, tol = 1e-6)
+#' nmf_control(eps = 1e-12)  # for nmf_stratified()
+#' try(nmf_control(maxiter = 10))
 #' @export
 nmf_control <- function(tol = 1e-4, max_iter = 200L,
                         threads = getOption("nmfkit.threads", 1L),
                         verbose = FALSE, inner = NULL, ...) {
   extra <- list(...)
-  if (length(extra) && (is.null(names(extra)) || any(names(extra) == ""))) {
-    abort_nmfkit("All settings in {.arg ...} must be named.", "control")
-  }
-  structure(
-    c(list(tol = check_number(tol, min = 0, what = "control"),
-           max_iter = check_count(max_iter, min = 1, what = "control"),
-           threads = check_count(threads, min = 1, what = "control"),
-           verbose = check_flag(verbose),
-           inner = if (!is.null(inner))
-             check_count(inner, min = 1, what = "control"),
-           tol_set = !missing(tol)),
-      extra),
-    class = "nmfkit_control"
-  )
+  check_setting_names(names(extra), length(extra), arg = "...")
+  settings <- c(list(tol = tol, max_iter = max_iter, threads = threads,
+                     verbose = verbose, inner = inner), extra)
+  out <- validate_settings(settings, prefix = "", call = rlang::current_env())
+  out$tol_set <- !missing(tol)
+  structure(out, class = "nmfkit_control")
 }
 
 #' @export
@@ -51,22 +104,161 @@ print.nmfkit_control <- function(x, ...) {
   invisible(x)
 }
 
-# The control argument of an exported function: an nmfkit_control, or a plain
-# list of settings merged into `default`.
-check_control <- function(control, default = nmf_control(),
+# The registry of settings -------------------------------------------------
+
+# Settings every solver reads.
+base_settings <- c("tol", "max_iter", "threads", "verbose")
+
+# Settings only some functions read: their check and default.
+control_extras <- list(
+  inner = list(check = function(x, arg, call) {
+    check_count(x, min = 1, arg = arg, call = call, what = "control")
+  }),
+  eps = list(default = 1e-9, check = function(x, arg, call) {
+    check_number(x, min = 0, arg = arg, call = call, what = "control")
+  }),
+  h_start = list(default = "random", check = function(x, arg, call) {
+    check_choice(x, c("random", "zero"), arg = arg, call = call,
+                 what = "control")
+  }),
+  fft_planner = list(default = "estimate", check = function(x, arg, call) {
+    check_choice(x, c("estimate", "measure"), arg = arg, call = call,
+                 what = "control")
+  }),
+  keep = list(default = 0.05, check = function(x, arg, call) {
+    check_number(x, min = 0, max = 1, arg = arg, call = call,
+                 what = "control")
+  }),
+  instance_threshold = list(default = 0.5, check = function(x, arg, call) {
+    check_number(x, min = 0, arg = arg, call = call, what = "control")
+  })
+)
+
+# Which of the extra settings each fitting function reads.
+control_readers <- list(
+  nmf = "inner",
+  nmf_joint = "inner",
+  nmf_distance = "inner",
+  nmf_stratified = "eps",
+  nmf_shift = c("inner", "h_start", "fft_planner", "keep",
+                "instance_threshold"),
+  nmf_wasserstein = character(),
+  ot_distance = character()
+)
+
+# The control argument of an exported function `fn` (a name in
+# control_readers): an nmfkit_control (checked again: it may have been
+# edited), or a plain list of settings merged into `default`. Fills in the
+# defaults of the settings `fn` reads and rejects those it does not.
+check_control <- function(control, default = nmf_control(), fn = "nmf",
                           arg = rlang::caller_arg(control),
                           call = rlang::caller_env()) {
-  if (inherits(control, "nmfkit_control")) return(control)
-  if (is.list(control) && (!length(control) || !is.null(names(control)))) {
+  force(arg)
+  if (inherits(control, "nmfkit_control")) {
+    settings <- unclass(control)
+    tol_set <- isTRUE(settings[["tol_set"]])
+    settings[["tol_set"]] <- NULL
+  } else if (is.list(control) && !is.object(control)) {
+    check_setting_names(names(control), length(control), arg = arg,
+                        call = call)
     settings <- unclass(default)
-    settings$tol_set <- NULL
-    out <- do.call(nmf_control, utils::modifyList(settings, control))
-    out$tol_set <- "tol" %in% names(control) || isTRUE(default$tol_set)
-    return(out)
+    settings[["tol_set"]] <- NULL
+    settings[names(control)] <- control
+    tol_set <- "tol" %in% names(control) || isTRUE(default[["tol_set"]])
+  } else {
+    abort_nmfkit(c("{.arg {arg}} must be made by {.fn nmf_control} or be a named list of settings.",
+                   "x" = "It is {.obj_type_friendly {control}}."),
+                 "control", call = call)
   }
-  abort_nmfkit(c("{.arg {arg}} must be made by {.fn nmf_control}.",
-                 "x" = "It is {.obj_type_friendly {control}}."),
-               "control", call = call)
+  out <- validate_settings(settings, prefix = paste0(arg, "$"), call = call)
+  readers <- control_readers[[fn]]
+  given <- setdiff(names(out), base_settings)
+  foreign <- setdiff(given, readers)
+  if (length(foreign)) {
+    users <- names(control_readers)[vapply(control_readers, function(r)
+      foreign[1] %in% r, logical(1))]
+    abort_nmfkit(c("{.code {arg}${foreign[1]}} is not a setting of {.fn {fn}}.",
+                   "i" = "It is read by {.or {.fn {users}}}; {.fn {fn}} reads {.code {c(base_settings, readers)}}."),
+                 "control", call = call)
+  }
+  for (nm in readers) {
+    if (is.null(out[[nm]])) out[nm] <- list(control_extras[[nm]]$default)
+  }
+  out$tol_set <- tol_set
+  structure(out, class = "nmfkit_control")
+}
+
+# Names of settings: all named, no repeats, all known (with the nearest
+# known name as a hint).
+check_setting_names <- function(nm, n, arg, call = rlang::caller_env()) {
+  if (n == 0L) return(invisible(NULL))
+  if (is.null(nm) || anyNA(nm) || any(nm == "")) {
+    abort_nmfkit(c("All settings in {.arg {arg}} must be named.",
+                   "x" = "{sum(is.na(nm) | nm == '') + n * is.null(nm)} {?is/are} not."),
+                 "control", call = call)
+  }
+  if (anyDuplicated(nm)) {
+    abort_nmfkit(c("Each setting in {.arg {arg}} must be given once.",
+                   "x" = "{.code {unique(nm[duplicated(nm)])}} {?is/are} repeated."),
+                 "control", call = call)
+  }
+  known <- c(base_settings, names(control_extras))
+  unknown <- setdiff(nm, known)
+  if (length(unknown)) {
+    hint <- nearest_name(unknown[1], known)
+    abort_nmfkit(c("{.code {unknown[1]}} is not an nmfkit setting.",
+                   "i" = if (!is.null(hint)) "Did you mean {.code {hint}}?",
+                   "i" = "Settings are {.code {known}}; see {.code ?nmf_control}."),
+                 "control", call = call)
+  }
+  invisible(NULL)
+}
+
+# Checks every setting of a full list (base settings present, extras
+# optional); errors name the setting as `prefix` + name.
+validate_settings <- function(s, prefix, call) {
+  check_setting_names(names(s), length(s), arg = sub("\\$$", "", prefix),
+                      call = call)
+  a <- function(nm) paste0(prefix, nm)
+  out <- list(
+    tol = check_number(s[["tol"]], min = 0, arg = a("tol"), call = call,
+                       what = "control"),
+    max_iter = check_count(s[["max_iter"]], min = 1, arg = a("max_iter"),
+                           call = call, what = "control"),
+    threads = check_threads(s[["threads"]], arg = a("threads"), call = call),
+    verbose = check_flag(s[["verbose"]], arg = a("verbose"), call = call,
+                         what = "control")
+  )
+  for (nm in intersect(names(control_extras), names(s))) {
+    if (!is.null(s[[nm]])) {
+      out[[nm]] <- control_extras[[nm]]$check(s[[nm]], a(nm), call)
+    }
+  }
+  out
+}
+
+# A thread count: a whole number, at least 1, capped (with a warning) at
+# what the machine runs, so that the OpenMP runtime is never asked for
+# threads it cannot create.
+check_threads <- function(x, arg = rlang::caller_arg(x),
+                          call = rlang::caller_env()) {
+  if (!is_number(x) || x != round(x) || x < 1) {
+    check_count(x, min = 1, arg = arg, call = call, what = "control")
+  }
+  cap <- max_threads()
+  if (x > cap) {
+    cli::cli_warn(c("{.arg {arg}} is {describe_value(x)}, more than the {cap} thread{?s} this machine runs; using {cap}.",
+                    "i" = "Results do not depend on the number of threads."),
+                  class = c("nmfkit_warning_threads", "nmfkit_warning"),
+                  call = call)
+    x <- cap
+  }
+  as.integer(x)
+}
+
+# Threads OpenMP can run here (1 without OpenMP).
+max_threads <- function() {
+  max(1L, r_max_threads())
 }
 
 # An R function(iter, loss) for the core's progress hook, or NULL.

@@ -22,7 +22,7 @@
 #' image(matrix(x[, 1], 20, 11)[, 11:1], col = gray.colors(2, 1, 0))
 #' @export
 swimmer <- function(size = c("11x20", "32x32")) {
-  size <- rlang::arg_match(size)
+  size <- check_choice(size)
   spec <- if (size == "11x20") swimmer_11x20() else swimmer_32x32()
   n_pix <- prod(spec$image_dim)
   x <- matrix(0, n_pix, 256L)

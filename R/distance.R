@@ -11,7 +11,8 @@
 #'   cosine similarity of the coefficient vectors).
 #' @param normalize Scale each component (row of `H`) by its maximum first, so
 #'   that components weigh equally.
-#' @param ... Passed to methods.
+#' @param ... Passed to methods; the methods here read nothing from it, so an
+#'   argument given here is an error (a misspelling).
 #' @return An object of class `"dist"` labelled with the sample names.
 #' @examples
 #' fit <- nmf(swimmer(), rank = 17)
@@ -25,7 +26,8 @@ nmf_distance <- function(x, ...) UseMethod("nmf_distance")
 nmf_distance.nmfkit <- function(x, metric = c("euclidean", "manhattan",
                                               "cosine"),
                                 normalize = FALSE, ...) {
-  metric <- rlang::arg_match(metric)
+  check_dots_empty()
+  metric <- check_choice(metric)
   check_flag(normalize)
   h <- x$H
   if (normalize) {

@@ -22,8 +22,11 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
     ))
   }
   if (!is.character(init) || length(init) != 1L || !init %in% init_choices) {
+    hint <- if (is.character(init) && length(init) == 1L && !is.na(init))
+      nearest_name(init, init_choices)
     abort_nmfkit(c("{.arg {arg}} must be one of {.or {.val {init_choices}}}, or a list(W = , H = ).",
-                   "x" = "It is {.obj_type_friendly {init}}{if (is.character(init)) paste0(' (', init[1], ')')}."),
+                   "x" = "It is {describe_value(init)}.",
+                   "i" = if (!is.null(hint)) "Did you mean {.val {hint}}?"),
                  "init", call = call)
   }
   x_mean <- sum(x) / (as.double(nrow(x)) * ncol(x))

@@ -8,7 +8,7 @@
 #'
 #' @param object,x A fitted model (class `nmfkit`).
 #' @param digits Significant digits to print.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return `print()` returns `x` invisibly; `coef()`, `basis()`, `fitted()`
 #'   and `residuals()` return matrices with dimnames from the data.
 #' @examples
@@ -22,6 +22,8 @@ NULL
 #' @rdname nmfkit-methods
 #' @export
 print.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  check_dots_empty()
+  digits <- check_count(digits, min = 1, max = 22)
   cat(sprintf("<%s> rank %d on %d features x %d samples\n",
               variant_label(x), x$rank, nrow(x$W), ncol(x$H)))
   final <- if (length(x$loss)) format(utils::tail(x$loss, 1), digits = digits)
@@ -50,12 +52,15 @@ print_extra.default <- function(x, ...) invisible(NULL)
 
 #' @rdname nmfkit-methods
 #' @export
-coef.nmfkit <- function(object, ...) object$H
+coef.nmfkit <- function(object, ...) {
+  check_dots_empty()
+  object$H
+}
 
 #' Basis matrix of a factorisation
 #'
 #' @param object A fitted model.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return The basis `W` (features x components).
 #' @examples
 #' fit <- nmf(swimmer(), rank = 17)
@@ -65,11 +70,23 @@ basis <- function(object, ...) UseMethod("basis")
 
 #' @rdname basis
 #' @export
-basis.nmfkit <- function(object, ...) object$W
+basis.default <- function(object, ...) {
+  abort_nmfkit(c("{.fn basis} needs a fitted nmfkit model.",
+                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
+               "type")
+}
+
+#' @rdname basis
+#' @export
+basis.nmfkit <- function(object, ...) {
+  check_dots_empty()
+  object$W
+}
 
 #' @rdname nmfkit-methods
 #' @export
 fitted.nmfkit <- function(object, ...) {
+  check_dots_empty()
   out <- object$W %*% object$H
   dimnames(out) <- object$dimnames
   out
@@ -78,6 +95,7 @@ fitted.nmfkit <- function(object, ...) {
 #' @rdname nmfkit-methods
 #' @export
 residuals.nmfkit <- function(object, x = NULL, ...) {
+  check_dots_empty()
   x <- model_data(object, x)
   out <- as.matrix(x) - stats::fitted(object)
   dimnames(out) <- object$dimnames
@@ -89,7 +107,8 @@ residuals.nmfkit <- function(object, x = NULL, ...) {
 #' @param object A fitted model.
 #' @param x A `summary.nmfkit` object.
 #' @param digits Significant digits to print.
-#' @param ... Unused.
+#' @param ... For `summary()`, unused: an argument given there is an error
+#'   (a misspelling). For `print()`, passed to [print()].
 #' @return A list of class `summary.nmfkit` with the relative error (when the
 #'   data are kept), the sparsity (share of zero entries) of `W` and `H`, and
 #'   each component's share of the reconstruction's total mass (for `W H`
@@ -98,6 +117,7 @@ residuals.nmfkit <- function(object, x = NULL, ...) {
 #' summary(nmf(swimmer(), rank = 17))
 #' @export
 summary.nmfkit <- function(object, ...) {
+  check_dots_empty()
   W <- object$W
   H <- object$H
   mass <- colSums(W) * rowSums(H)
@@ -120,6 +140,7 @@ summary.nmfkit <- function(object, ...) {
 #' @export
 print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
                                  ...) {
+  digits <- check_count(digits, min = 1, max = 22)
   cat(sprintf("%s, rank %d on %d features x %d samples\n", x$variant, x$rank,
               x$dim[1], x$dim[2]))
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call), collapse = "\n"),

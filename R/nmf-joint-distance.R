@@ -31,13 +31,13 @@ chamfer_distance <- function(x1, x2, variant = c("paper", "reference_code"),
   x1 <- check_data(x1)
   x2 <- check_data(x2)
   check_same_rows(x1, x2)
-  variant <- check_choice(variant, c("paper", "reference_code"))
+  variant <- check_choice(variant)
   check_flag(normalize)
   chamfer_fit(x1, x2, variant, normalize)
 }
 
 chamfer_fit <- function(x1, x2, variant, normalize,
-                        threads = getOption("nmfkit.threads", 1L)) {
+                        threads = nmf_control()$threads) {
   if (normalize) {
     x1 <- normalize_columns(x1)
     x2 <- normalize_columns(x2)
@@ -101,15 +101,16 @@ nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
                               normalize = TRUE, init = "nndsvda",
                               control = nmf_control(), ...) {
   call <- match.call()
-  method <- check_choice(method, c("jnmf", "chamfer"))
+  check_dots_empty()
+  method <- check_choice(method)
   x <- check_data_list(x)
   trials <- check_count(trials, min = 1)
   if (!is.null(resample)) resample <- check_count(resample, min = 1)
-  pbar <- check_choice(pbar, c("exact", "montecarlo"))
+  pbar <- check_choice(pbar)
   samples <- check_count(samples, min = 1)
-  variant <- check_choice(variant, c("paper", "reference_code"))
+  variant <- check_choice(variant)
   check_flag(normalize)
-  control <- check_control(control)
+  control <- check_control(control, fn = "nmf_distance")
   if (method == "jnmf") {
     n <- vapply(x, ncol, integer(1))
     pooled <- if (is.null(resample)) min(outer(n, n, "+")[upper.tri(diag(n))])
@@ -174,12 +175,7 @@ pair_distance <- function(pair, settings, prog = NULL) {
 
 check_init_name <- function(init, arg = rlang::caller_arg(init),
                             call = rlang::caller_env()) {
-  if (!is.character(init) || length(init) != 1L || !init %in% init_choices) {
-    abort_nmfkit(c("{.arg {arg}} must be one of {.or {.val {init_choices}}}.",
-                   "x" = "It is {.obj_type_friendly {init}}."),
-                 "init", call = call)
-  }
-  init
+  check_choice(init, init_choices, arg = arg, call = call, what = "init")
 }
 
 # A named list of at least two data sets with the same rows.
@@ -236,7 +232,11 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
                              centers = 6L, hclust_method = "average",
                              main = NULL, values = attr(x, "Size") <= 12,
                              ...) {
-  order <- check_choice(order, c("hclust", "kmeans", "none"))
+  order <- check_choice(order)
+  hclust_method <- check_choice(hclust_method, c(
+    "average", "complete", "single", "ward.D", "ward.D2", "mcquitty",
+    "median", "centroid"))
+  check_flag(values)
   m <- as.matrix(x)
   n <- nrow(m)
   ord <- switch(order,

@@ -25,7 +25,7 @@ print_extra.nmfkit_joint <- function(x, digits = 3L, ...) {
 #' @param top Number of top features to list per component.
 #' @param x A `summary.nmfkit_joint` object.
 #' @param digits Significant digits to print.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A list of class `c("summary.nmfkit_joint", "summary.nmfkit")`
 #'   with the fields of [summary.nmfkit()] plus `distance` and `components`
 #'   (a data frame ordered by `abs(p)`, largest first).
@@ -35,8 +35,9 @@ print_extra.nmfkit_joint <- function(x, digits = 3L, ...) {
 #' summary(nmf_joint(x, x + matrix(runif(length(x)), nrow(x))))
 #' @export
 summary.nmfkit_joint <- function(object, top = 5L, ...) {
+  check_dots_empty()
   top <- check_count(top, min = 1)
-  out <- NextMethod()
+  out <- summary.nmfkit(object)
   in1 <- object$set == levels(object$set)[1]
   m1 <- rowMeans(object$H[, in1, drop = FALSE])
   m2 <- rowMeans(object$H[, !in1, drop = FALSE])
@@ -101,7 +102,7 @@ print.summary.nmfkit_joint <- function(x, digits = max(3L, getOption("digits") -
 plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
                               image_dim = x$image_dim, components = NULL,
                               ...) {
-  type <- check_choice(type, c("p", "basis", "coef", "loss"))
+  type <- check_choice(type)
   comp <- select_components(x, components)
   if (type == "p") {
     p <- x$p[comp]

@@ -32,6 +32,8 @@
 nmf_joint_test <- function(x1, x2, rank = 10, B = 199, ...) {
   dname <- paste(deparse1(substitute(x1)), "and", deparse1(substitute(x2)))
   B <- check_count(B, min = 1)
+  check_dots_named(setdiff(names(formals(nmf_joint)),
+                           c("x1", "x2", "rank")), "nmf_joint")
   observed <- nmf_joint(x1, x2, rank = rank, ...)
   ctl <- observed$control
   settings <- list(method = "jnmf", trials = 1L, resample = NULL,

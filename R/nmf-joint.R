@@ -65,10 +65,10 @@ nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
   check_same_rows(x1, x2)
   rank <- check_rank(rank, min(nrow(x1), ncol(x1) + ncol(x2)),
                      why = "{.code min(nrow(x1), ncol(x1) + ncol(x2))}")
-  pbar <- check_choice(pbar, c("exact", "montecarlo"))
+  pbar <- check_choice(pbar)
   samples <- check_count(samples, min = 1)
   check_flag(normalize)
-  control <- check_control(control)
+  control <- check_control(control, fn = "nmf_joint")
   labels <- check_labels(labels)
   image_dim <- attr(x1, "image_dim")
   if (is.null(image_dim)) image_dim <- attr(x2, "image_dim")

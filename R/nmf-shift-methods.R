@@ -38,7 +38,8 @@ print_extra.nmfkit_shift <- function(x, digits = 3L, ...) {
 #' summary(fit)
 #' @export
 summary.nmfkit_shift <- function(object, ...) {
-  out <- NextMethod()
+  check_dots_empty()
+  out <- summary.nmfkit(object)
   out$relative_error <- if (is.null(object$data)) NA_real_ else
     sqrt(sum(stats::residuals(object)^2) / sum(object$data^2))
   inst <- instances(object)
@@ -64,6 +65,7 @@ print.summary.nmfkit_shift <- function(x, ...) {
 #' @rdname nmfkit-methods
 #' @export
 fitted.nmfkit_shift <- function(object, ...) {
+  check_dots_empty()
   terms <- shift_terms(object)
   out <- r_shift_reconstruct(object$W, object$image_dim, object$shift,
                              as.integer(terms$image - 1L),
@@ -84,7 +86,7 @@ fitted.nmfkit_shift <- function(object, ...) {
 #' @param newdata A nonnegative matrix of images (pixels x images) of the
 #'   fit's image size.
 #' @param inner Sweeps of block coordinate descent.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A list with `H` (coefficients, atoms x images), `shifts` (list of
 #'   `row` and `col` offset matrices), `g` (0-based shift indices) and
 #'   `relative_error` of the projection.
@@ -96,6 +98,7 @@ fitted.nmfkit_shift <- function(object, ...) {
 #' predict(fit, sim$x[, 7:8])$shifts
 #' @export
 predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
+  check_dots_empty()
   if (missing(newdata)) {
     return(list(H = object$H, shifts = object$shifts, g = object$g,
                 relative_error = utils::tail(object$loss, 1)))
@@ -125,6 +128,8 @@ predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
 #' @param type What to draw.
 #' @param images Images to draw for `"placements"` (indices); the first six
 #'   by default.
+#' @param image_dim Image size `c(rows, columns)` for `"basis"`; the fit's
+#'   by default. `"placements"` always uses the fit's.
 #' @param components Atoms to draw (indices or names); all by default.
 #' @param data The images, when the fit does not keep them.
 #' @param ... Passed to [graphics::image()].
@@ -136,15 +141,16 @@ predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
 #' @export
 plot.nmfkit_shift <- function(x, type = c("basis", "placements", "coef",
                                           "loss"),
-                              images = NULL, components = NULL, data = NULL,
-                              ...) {
-  type <- rlang::arg_match(type)
+                              image_dim = x$image_dim, images = NULL,
+                              components = NULL, data = NULL, ...) {
+  type <- check_choice(type)
+  image_dim <- check_image_dim(image_dim, nrow(x$W))
   if (type != "placements") {
-    return(plot.nmfkit(x, type = type, image_dim = x$image_dim,
+    return(plot.nmfkit(x, type = type, image_dim = image_dim,
                        components = components, ...))
   }
   comp <- select_components(x, components)
-  data <- model_data(x, data)
+  data <- model_data(x, data, arg = "data")
   if (is.null(images)) images <- seq_len(min(6L, ncol(data)))
   images <- check_plot_images(images, ncol(data))
   inst <- instances(x)

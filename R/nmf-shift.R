@@ -100,8 +100,8 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
   x <- check_images(x)
   image_dim <- check_shift_image_dim(image_dim, nrow(x))
   rank <- check_rank(rank, nrow(x), why = "the number of pixels")
-  shift <- rlang::arg_match(shift)
-  w_step <- rlang::arg_match(w_step)
+  shift <- check_choice(shift)
+  w_step <- check_choice(w_step)
   restarts <- check_count(restarts, min = 1)
   if (!is.null(instances)) {
     instances <- check_instances(instances, rank, nrow(x))
@@ -144,7 +144,7 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
 #'
 #' @param object A fit from [nmf_shift()].
 #' @param threshold Smallest coefficient reported; `NULL` for the default.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A data frame with columns `image`, `atom` (integers from 1),
 #'   `row`, `col` (the atom's offset in pixels: its content moved `row` down
 #'   and `col` right, cyclically) and `coefficient`, ordered by image, atom
@@ -159,7 +159,16 @@ instances <- function(object, ...) UseMethod("instances")
 
 #' @rdname instances
 #' @export
+instances.default <- function(object, ...) {
+  abort_nmfkit(c("{.fn instances} needs a fit from {.fn nmf_shift}.",
+                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
+               "type")
+}
+
+#' @rdname instances
+#' @export
 instances.nmfkit_shift <- function(object, threshold = NULL, ...) {
+  check_dots_empty()
   terms <- shift_terms(object)
   if (is.null(threshold)) {
     threshold <- if (is.null(object$instance_threshold)) 0
@@ -371,29 +380,8 @@ check_instances <- function(instances, rank, n_pixels,
 }
 
 check_shift_control <- function(control, call = rlang::caller_env()) {
-  control <- check_control(control, default = nmf_control(max_iter = 30L),
-                           call = call)
-  defaults <- list(h_start = "random", fft_planner = "estimate", keep = 0.05,
-                   instance_threshold = 0.5)
-  for (nm in names(defaults)) {
-    if (is.null(control[[nm]])) control[[nm]] <- defaults[[nm]]
-  }
-  choice <- function(value, choices, name) {
-    if (!is.character(value) || length(value) != 1L || !value %in% choices) {
-      abort_nmfkit(c("{.code control${name}} must be one of {.or {.val {choices}}}.",
-                     "x" = if (is.character(value) && length(value) == 1L)
-                       "It is {.val {value}}." else
-                       "It is {.obj_type_friendly {value}}."),
-                   "control", call = call)
-    }
-  }
-  choice(control$h_start, c("random", "zero"), "h_start")
-  choice(control$fft_planner, c("estimate", "measure"), "fft_planner")
-  check_number(control$keep, min = 0, max = 1, arg = "control$keep",
-               call = call, what = "control")
-  check_number(control$instance_threshold, min = 0, arg =
-                 "control$instance_threshold", call = call, what = "control")
-  control
+  check_control(control, default = nmf_control(max_iter = 30L),
+                fn = "nmf_shift", call = call)
 }
 
 # One row per (image, atom) term of a fit: image, atom, coefficient and shift

@@ -29,7 +29,8 @@ print_extra.nmfkit_stratified <- function(x, digits = 4L, ...) {
 #' @param object A fit from [nmf_stratified()].
 #' @param x A `summary.nmfkit_stratified` object.
 #' @param digits Significant digits to print.
-#' @param ... Unused.
+#' @param ... For `summary()`, unused: an argument given there is an error
+#'   (a misspelling). For `print()`, passed to [print()].
 #' @return A list of class `c("summary.nmfkit_stratified", "summary.nmfkit")`
 #'   with the fields of [summary.nmfkit()] and `strata`, a data frame with
 #'   columns `stratum`, `samples`, `shift_share` and `normalized_loss`.
@@ -39,7 +40,8 @@ print_extra.nmfkit_stratified <- function(x, digits = 4L, ...) {
 #' summary(nmf_stratified(x, rank = 2))
 #' @export
 summary.nmfkit_stratified <- function(object, ...) {
-  out <- NextMethod()
+  check_dots_empty()
+  out <- summary.nmfkit(object)
   parts <- stratified_parts(object, object$data)
   fitted_mass <- parts$shift_mass + parts$basis_mass
   out$relative_error <- sqrt(sum(parts$sq_error) / sum(parts$sq_norm))
@@ -105,7 +107,7 @@ stratified_parts <- function(object, x) {
 #'
 #' @param object A fit from [nmf_stratified()].
 #' @param x The data, when not the fitted data (same layout as the fit's).
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A features x samples matrix.
 #' @examples
 #' set.seed(1)
@@ -115,6 +117,7 @@ stratified_parts <- function(object, x) {
 #' @name fitted.nmfkit_stratified
 #' @export
 fitted.nmfkit_stratified <- function(object, ...) {
+  check_dots_empty()
   out <- object$W %*% object$H + object$V[, object$strata, drop = FALSE]
   dimnames(out) <- object$dimnames
   out
@@ -136,7 +139,7 @@ fitted.nmfkit_stratified <- function(object, ...) {
 #'   strata of the fit). `NULL` when `newdata` is a list.
 #' @param tol,max_passes Stopping rule of the coordinate descent, as in
 #'   [predict.nmfkit()].
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A components x samples matrix of coefficients; without `newdata`,
 #'   the fitted coefficients `H`.
 #' @examples
@@ -147,6 +150,7 @@ fitted.nmfkit_stratified <- function(object, ...) {
 #' @export
 predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
                                       tol = 1e-12, max_passes = 2000L, ...) {
+  check_dots_empty()
   if (missing(newdata)) return(object$H)
   input <- stratified_input(newdata, strata, levels = levels(object$strata),
                             arg = "newdata")
@@ -190,7 +194,7 @@ plot.nmfkit_stratified <- function(x, type = c("strata", "basis", "coef",
                                                 "loss"),
                                    image_dim = x$image_dim, components = NULL,
                                    ...) {
-  type <- rlang::arg_match(type)
+  type <- check_choice(type)
   V <- x$V
   if (type == "strata") {
     if (!is.null(image_dim)) {
@@ -220,7 +224,8 @@ plot.nmfkit_stratified <- function(x, type = c("strata", "basis", "coef",
 #' @export
 top_features.nmfkit_stratified <- function(object, n = 10,
                                            which = c("strata", "basis"), ...) {
-  which <- rlang::arg_match(which)
-  if (which == "basis") return(NextMethod())
+  check_dots_empty()
+  which <- check_choice(which)
+  if (which == "basis") return(top_features.nmfkit(object, n = n))
   top_feature_table(object$V, check_count(n, min = 1), "stratum")
 }

@@ -90,11 +90,10 @@ nmf_stratified <- function(x, strata = NULL, rank,
   input <- stratified_input(x, strata)
   x <- input$x
   rank <- check_rank(rank, min(dim(x)))
-  update_order <- rlang::arg_match(update_order)
+  update_order <- check_choice(update_order)
   v_updates <- check_count(v_updates, min = 0)
-  control <- check_control(control, default = nmf_control(max_iter = 100))
-  control$eps <- check_number(if (is.null(control$eps)) 1e-9 else control$eps,
-                              min = 0, arg = "control$eps", what = "control")
+  control <- check_control(control, default = nmf_control(max_iter = 100),
+                           fn = "nmf_stratified")
   start <- stratified_init(x, nlevels(input$strata), rank, init)
 
   fit <- r_stratified(x, input$group, start$W, start$H, start$V,
@@ -117,6 +116,10 @@ nmf_stratified <- function(x, strata = NULL, rank,
 # With `levels` (predict), strata must be among these known levels.
 stratified_input <- function(x, strata, levels = NULL, arg = "x",
                              call = rlang::caller_env()) {
+  if (missing(x)) {
+    abort_nmfkit("{.arg {arg}} is missing: give the strata's data.",
+                 "missing", call = call)
+  }
   if (is.list(x) && !is.data.frame(x)) {
     if (!is.null(strata)) {
       abort_nmfkit(c("{.arg strata} must be {.code NULL} when {.arg {arg}} is a list of strata.",

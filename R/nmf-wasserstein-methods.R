@@ -146,10 +146,11 @@ print_extra.nmfkit_wasserstein <- function(x, digits = 4L, ...) {
 
 #' @rdname nmf_wasserstein
 #' @param object A fitted `nmfkit_wasserstein` model.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @export
 summary.nmfkit_wasserstein <- function(object, ...) {
-  s <- NextMethod()
+  check_dots_empty()
+  s <- summary.nmfkit(object)
   s$epsilon <- object$epsilon
   s$rho <- object$rho
   s$ground <- describe_ground(object$ground)
@@ -183,7 +184,7 @@ print.summary.nmfkit_wasserstein <- function(x, digits = max(3L, getOption("digi
 #'
 #' @param object A fitted `nmfkit_wasserstein` model.
 #' @param newdata Histograms with the fit's bins as rows (normalised).
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A components x samples matrix whose columns lie on the simplex.
 #' @examples
 #' set.seed(1)
@@ -193,6 +194,7 @@ print.summary.nmfkit_wasserstein <- function(x, digits = max(3L, getOption("digi
 #' round(predict(fit, x[, 1:3]), 3)
 #' @export
 predict.nmfkit_wasserstein <- function(object, newdata, ...) {
+  check_dots_empty()
   if (missing(newdata)) return(object$H)
   newdata <- check_newdata(newdata, nrow(object$W))
   newdata <- check_histograms(newdata)
@@ -212,6 +214,7 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
 #'
 #' @param x A fitted `nmfkit_wasserstein` model.
 #' @param type `"basis"`, `"coef"` or `"loss"`.
+#' @param image_dim Image size `c(rows, columns)`: draw the atoms as images.
 #' @param components Which atoms to draw; all by default.
 #' @param ... Passed to the graphics functions.
 #' @return `x`, invisibly.
@@ -224,11 +227,13 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
 #' plot(fit, type = "loss")
 #' @export
 plot.nmfkit_wasserstein <- function(x, type = c("basis", "coef", "loss"),
+                                    image_dim = x$image_dim,
                                     components = NULL, ...) {
-  type <- rlang::arg_match(type)
-  one_d <- !is.null(x$coords) && !is.matrix(x$coords) && is.null(x$image_dim)
+  type <- check_choice(type)
+  one_d <- !is.null(x$coords) && !is.matrix(x$coords) && is.null(image_dim)
   if (type != "basis" || !one_d) {
-    return(plot.nmfkit(x, type = type, components = components, ...))
+    return(plot.nmfkit(x, type = type, image_dim = image_dim,
+                       components = components, ...))
   }
   comp <- select_components(x, components)
   ord <- order(x$coords)
@@ -257,11 +262,13 @@ nmf_distance.nmfkit_wasserstein <- function(x, space = c("reconstruction",
                                             control = nmf_control(
                                               max_iter = 10000, tol = 1e-6),
                                             ...) {
-  space <- rlang::arg_match(space)
+  space <- check_choice(space)
   if (space == "coef") return(nmf_distance.nmfkit(x, ...))
-  method <- rlang::arg_match(method)
+  check_dots_empty()
+  method <- check_choice(method)
   control <- check_control(control,
-                           default = nmf_control(max_iter = 10000, tol = 1e-6))
+                           default = nmf_control(max_iter = 10000, tol = 1e-6),
+                           fn = "ot_distance")
   y <- x$W %*% x$H
   y <- sweep(pmax(y, 0), 2, colSums(y), "/")
   n <- ncol(y)

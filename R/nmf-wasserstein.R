@@ -89,8 +89,9 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
   epsilon <- check_number(epsilon, min = 0, strict = TRUE, what = "epsilon")
   rho <- check_rho(rho)
   outer <- check_count(outer, min = 1)
-  kernel <- rlang::arg_match(kernel)
-  control <- check_control(control, default = nmf_control(max_iter = 250))
+  kernel <- check_choice(kernel)
+  control <- check_control(control, default = nmf_control(max_iter = 250),
+                           fn = "nmf_wasserstein")
   check_flag(keep_data)
   if (is.null(image_dim) && is.null(coords) && is.null(cost)) {
     image_dim <- attr(x, "image_dim")
@@ -159,8 +160,8 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
                         kernel = c("auto", "dense", "separable"),
                         method = c("sinkhorn", "lbfgs"), plan = FALSE,
                         control = nmf_control(max_iter = 10000, tol = 1e-8)) {
-  if (is.null(dim(a))) a <- matrix(a, ncol = 1L)
-  if (is.null(dim(b))) b <- matrix(b, ncol = 1L)
+  a <- check_data(as_column(a), arg = "a", allow_zero_matrix = TRUE)
+  b <- check_data(as_column(b), arg = "b", allow_zero_matrix = TRUE)
   if (nrow(a) != nrow(b)) {
     abort_nmfkit(c("{.arg a} and {.arg b} must have the same number of bins.",
                    "x" = "{.arg a} has {nrow(a)} and {.arg b} has {nrow(b)}."),
@@ -176,11 +177,12 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
   a <- a[, rep_len(seq_len(ncol(a)), n), drop = FALSE]
   b <- b[, rep_len(seq_len(ncol(b)), n), drop = FALSE]
   epsilon <- check_number(epsilon, min = 0, strict = TRUE, what = "epsilon")
-  kernel <- rlang::arg_match(kernel)
-  method <- rlang::arg_match(method)
+  kernel <- check_choice(kernel)
+  method <- check_choice(method)
   check_flag(plan)
   control <- check_control(control,
-                           default = nmf_control(max_iter = 10000, tol = 1e-8))
+                           default = nmf_control(max_iter = 10000, tol = 1e-8),
+                           fn = "ot_distance")
   ground <- ground_cost(nrow(a), cost, coords, image_dim, kernel)
   res <- ot_pairs(a, b, ground, epsilon, control, method)
   if (!plan) return(res$cost)
@@ -193,6 +195,20 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
 
 # Helpers ---------------------------------------------------------------------
 
+# A numeric vector as a one-column matrix; anything else as it is (for
+# check_data() to judge).
+as_column <- function(x, arg = rlang::caller_arg(x),
+                      call = rlang::caller_env()) {
+  if (missing(x)) {
+    abort_nmfkit("{.arg {arg}} is missing: give the histograms.", "missing",
+                 call = call)
+  }
+  if (is.null(dim(x)) && is.numeric(x) && !is.object(x)) {
+    x <- matrix(x, ncol = 1L)
+  }
+  x
+}
+
 # Histograms: nonnegative, finite, every column with positive mass; returns a
 # dense matrix whose columns sum to one.
 check_histograms <- function(x, arg = rlang::caller_arg(x),
@@ -204,7 +220,7 @@ check_histograms <- function(x, arg = rlang::caller_arg(x),
   if (any(mass <= 0)) {
     bad <- which(mass <= 0)
     abort_nmfkit(c("Every column of {.arg {arg}} must have positive mass.",
-                   "x" = "{cli::qty(length(bad))}Column{?s} {paste(bad, collapse = ', ')} {?is/are} all zero."),
+                   "x" = "{cli::qty(length(bad))}Column{?s} {paste(bad, collapse = ', ')} {cli::qty(length(bad))}{?is/are} all zero."),
                  "zero", call = call)
   }
   if (any(abs(mass - 1) > 1e-12)) {
@@ -224,6 +240,11 @@ check_rho <- function(rho, arg = rlang::caller_arg(rho),
   if (!ok) {
     abort_nmfkit(c("{.arg {arg}} must be one or two finite numbers greater than 0, {.code c(weights = , dictionary = )}.",
                    "x" = "It is {.code {deparse(rho)}}."),
+                 "rho", call = call)
+  }
+  if (length(rho) == 1L && !is.null(names(rho))) {
+    abort_nmfkit(c("{.arg {arg}} must be one unnamed number (for both penalties) or {.code c(weights = , dictionary = )}.",
+                   "x" = "It is {.code {deparse(rho)}}, which names one penalty only."),
                  "rho", call = call)
   }
   if (length(rho) == 1L) return(c(weights = rho, dictionary = rho))

@@ -56,7 +56,7 @@ nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
   call <- match.call()
   x <- check_data(x)
   rank <- check_rank(rank, min(dim(x)))
-  method <- rlang::arg_match(method)
+  method <- check_choice(method)
   control <- check_control(control)
   nrun <- check_count(nrun, min = 1)
   check_flag(keep_data)

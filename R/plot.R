@@ -20,7 +20,7 @@
 #' @export
 plot.nmfkit <- function(x, type = c("basis", "coef", "loss"),
                         image_dim = x$image_dim, components = NULL, ...) {
-  type <- rlang::arg_match(type)
+  type <- check_choice(type)
   comp <- select_components(x, components)
   switch(type,
     basis = {

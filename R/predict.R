@@ -13,7 +13,7 @@
 #' @param tol,max_passes Stopping rule of the coordinate descent: stop when
 #'   the projected-gradient violation falls to `tol` times its first value, or
 #'   after `max_passes` passes.
-#' @param ... Unused.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A components x samples matrix of coefficients, with the column
 #'   names of `newdata`.
 #' @examples
@@ -24,6 +24,7 @@
 #' @export
 predict.nmfkit <- function(object, newdata, tol = 1e-12, max_passes = 2000L,
                            ...) {
+  check_dots_empty()
   if (missing(newdata)) return(object$H)
   newdata <- check_newdata(newdata, nrow(object$W))
   tol <- check_number(tol, min = 0)

@@ -158,7 +158,7 @@ check_shapes <- function(shapes, frame, arg = rlang::caller_arg(shapes),
                 logical(1))
   if (any(big)) {
     abort_nmfkit(c("Every shape must fit in the {frame[1]} x {frame[2]} frame.",
-                   "x" = "Shape{?s} {which(big)} {?is/are} larger."),
+                   "x" = "{cli::qty(sum(big))}Shape{?s} {paste(which(big), collapse = ', ')} {cli::qty(sum(big))}{?is/are} larger."),
                  "shapes", call = call)
   }
   if (is.null(names(shapes))) {
@@ -170,7 +170,7 @@ check_shapes <- function(shapes, frame, arg = rlang::caller_arg(shapes),
 check_copies <- function(copies, arg = rlang::caller_arg(copies),
                          call = rlang::caller_env()) {
   ok <- is.numeric(copies) && length(copies) %in% 1:2 && !anyNA(copies) &&
-    all(copies >= 0) && all(copies == round(copies)) && max(copies) >= 1 &&
+    all(copies >= 0) && all(copies <= .Machine$integer.max) && all(copies == round(copies)) && max(copies) >= 1 &&
     (length(copies) == 1L || copies[1] <= copies[2])
   if (!ok) {
     abort_nmfkit(c("{.arg {arg}} must be a whole number or a range c(min, max) of whole numbers, with max >= 1.",

@@ -11,7 +11,8 @@
 #' @param object A fitted model.
 #' @param n Number of features per vector, at least 1 (at most the number of
 #'   features is returned).
-#' @param ... Passed to methods.
+#' @param ... Passed to methods; the methods here read nothing from it, so an
+#'   argument given here is an error (a misspelling).
 #' @return A data frame with one row per (vector, rank): `component` (or
 #'   `stratum`), `rank`, `feature` (the row name, or the row index as text)
 #'   and `value` (the weight).
@@ -23,7 +24,16 @@ top_features <- function(object, ...) UseMethod("top_features")
 
 #' @rdname top_features
 #' @export
+top_features.default <- function(object, ...) {
+  abort_nmfkit(c("{.fn top_features} needs a fitted nmfkit model.",
+                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
+               "type")
+}
+
+#' @rdname top_features
+#' @export
 top_features.nmfkit <- function(object, n = 10, ...) {
+  check_dots_empty()
   top_feature_table(object$W, check_count(n, min = 1), "component")
 }
 

@@ -206,6 +206,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_max_threads
+int r_max_threads();
+RcppExport SEXP _nmfkit_r_max_threads() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(r_max_threads());
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf_wasserstein
 Rcpp::List r_nmf_wasserstein(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, Rcpp::List kernel, double epsilon, double rho_weights, double rho_dict, int outer, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_nmf_wasserstein(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP rho_weightsSEXP, SEXP rho_dictSEXP, SEXP outerSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -303,6 +313,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_fft_pair_seconds", (DL_FUNC) &_nmfkit_r_fft_pair_seconds, 3},
     {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
+    {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
     {"_nmfkit_r_nmf_wasserstein", (DL_FUNC) &_nmfkit_r_nmf_wasserstein, 10},
     {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
     {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},

@@ -4,13 +4,33 @@
 
 #include <RcppEigen.h>
 
+#include <initializer_list>
 #include <nmfkit.hpp>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace nmfkit_r {
 
 using MapMat = Eigen::Map<Eigen::MatrixXd>;
 using MapSp = Eigen::Map<Eigen::SparseMatrix<double>>;
+
+/// The value named `value` in `table`. An unknown string throws
+/// std::invalid_argument naming the setting and the valid names: R checks
+/// every choice first, so this fires only on a bug, never silently picks a
+/// default. The one string-to-enum mapping of the glue.
+template <class E>
+E lookup(const std::string& value,
+         std::initializer_list<std::pair<const char*, E>> table,
+         const char* what) {
+  std::string valid;
+  for (const auto& entry : table) {
+    if (value == entry.first) return entry.second;
+    valid += (valid.empty() ? "\"" : ", \"") + std::string(entry.first) + "\"";
+  }
+  throw std::invalid_argument(std::string("unknown ") + what + " \"" + value +
+                              "\" (expected one of " + valid + ")");
+}
 
 /// Reads an integer / double / logical setting of a control list.
 inline int ctrl_int(const Rcpp::List& c, const char* name) {
@@ -24,9 +44,11 @@ inline double ctrl_dbl(const Rcpp::List& c, const char* name) {
 inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
                                     const std::string& method) {
   nmfkit::NmfParams p;
-  p.method = method == "mu"     ? nmfkit::Method::mu
-             : method == "anls" ? nmfkit::Method::anls
-                                : nmfkit::Method::hals;
+  p.method = lookup<nmfkit::Method>(method,
+                                    {{"hals", nmfkit::Method::hals},
+                                     {"mu", nmfkit::Method::mu},
+                                     {"anls", nmfkit::Method::anls}},
+                                    "method");
   p.max_iter = ctrl_int(control, "max_iter");
   p.tol = ctrl_dbl(control, "tol");
   p.threads = ctrl_int(control, "threads");
@@ -42,14 +64,35 @@ inline nmfkit::StratifiedParams stratified_params(const Rcpp::List& control,
                                                   const std::string& order,
                                                   int v_updates) {
   nmfkit::StratifiedParams p;
-  p.order = order == "jacobi" ? nmfkit::UpdateOrder::jacobi
-                              : nmfkit::UpdateOrder::gauss_seidel;
+  p.order = lookup<nmfkit::UpdateOrder>(
+      order,
+      {{"gauss_seidel", nmfkit::UpdateOrder::gauss_seidel},
+       {"jacobi", nmfkit::UpdateOrder::jacobi}},
+      "update_order");
   p.v_updates = v_updates;
   p.max_iter = ctrl_int(control, "max_iter");
   p.tol = Rcpp::as<bool>(control["tol_set"]) ? ctrl_dbl(control, "tol") : 0.0;
   p.eps = ctrl_dbl(control, "eps");
   p.threads = ctrl_int(control, "threads");
   return p;
+}
+
+/// The shift group named by nmf_shift()'s `shift`.
+inline nmfkit::ShiftGroup shift_group(const std::string& group) {
+  return lookup<nmfkit::ShiftGroup>(
+      group,
+      {{"torus2d", nmfkit::ShiftGroup::torus2d},
+       {"circular1d", nmfkit::ShiftGroup::circular1d}},
+      "shift");
+}
+
+/// The FFTW planner named by control$fft_planner.
+inline nmfkit::FftPlanner fft_planner(const std::string& planner) {
+  return lookup<nmfkit::FftPlanner>(
+      planner,
+      {{"estimate", nmfkit::FftPlanner::estimate},
+       {"measure", nmfkit::FftPlanner::measure}},
+      "fft_planner");
 }
 
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData

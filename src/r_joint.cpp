@@ -9,7 +9,9 @@ using MapMat = nmfkit_r::MapMat;
 Rcpp::List r_pbar(const Eigen::Map<Eigen::MatrixXd> h, int n1,
                   std::string method, SEXP u) {
   nmfkit::Pbar out;
-  if (method == "montecarlo") {
+  const bool montecarlo = nmfkit_r::lookup<bool>(
+      method, {{"exact", false}, {"montecarlo", true}}, "pbar");
+  if (montecarlo) {
     const MapMat um = Rcpp::as<MapMat>(u);
     out = nmfkit::pbar_montecarlo(h, n1, um);
   } else {
@@ -24,6 +26,8 @@ Rcpp::List r_pbar(const Eigen::Map<Eigen::MatrixXd> h, int n1,
 double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x,
                  const Eigen::Map<Eigen::MatrixXd> y, std::string variant,
                  int threads) {
-  if (variant == "reference_code") return nmfkit::chamfer_rows(x, y, threads);
+  const bool rows = nmfkit_r::lookup<bool>(
+      variant, {{"paper", false}, {"reference_code", true}}, "variant");
+  if (rows) return nmfkit::chamfer_rows(x, y, threads);
   return nmfkit::chamfer_columns(x, y, threads);
 }

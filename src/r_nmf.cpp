@@ -20,9 +20,12 @@ Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
 Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
                     std::string fill, double x_mean, SEXP rw, SEXP rh,
                     int power_iter, int threads, bool v_by_columns = false) {
-  const nmfkit::ZeroFill zf = fill == "mean"     ? nmfkit::ZeroFill::mean
-                              : fill == "random" ? nmfkit::ZeroFill::random
-                                                 : nmfkit::ZeroFill::none;
+  const nmfkit::ZeroFill zf = nmfkit_r::lookup<nmfkit::ZeroFill>(
+      fill,
+      {{"none", nmfkit::ZeroFill::none},
+       {"mean", nmfkit::ZeroFill::mean},
+       {"random", nmfkit::ZeroFill::random}},
+      "fill");
   Mat rw_m, rh_m;
   if (zf == nmfkit::ZeroFill::random) {
     rw_m = Rcpp::as<Mat>(rw);

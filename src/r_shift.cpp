@@ -12,18 +12,18 @@ nmfkit::ShiftParams shift_params(const Rcpp::List& control,
                                  const std::string& group,
                                  const std::string& w_step, int inner) {
   nmfkit::ShiftParams p;
-  p.group = group == "circular1d" ? nmfkit::ShiftGroup::circular1d
-                                  : nmfkit::ShiftGroup::torus2d;
-  p.w_step = w_step == "pg" ? nmfkit::WStep::pg : nmfkit::WStep::hals;
+  p.group = nmfkit_r::shift_group(group);
+  p.w_step = nmfkit_r::lookup<nmfkit::WStep>(
+      w_step, {{"hals", nmfkit::WStep::hals}, {"pg", nmfkit::WStep::pg}},
+      "w_step");
   p.inner = inner;
   p.max_iter = nmfkit_r::ctrl_int(control, "max_iter");
   p.tol = nmfkit_r::ctrl_dbl(control, "tol");
   p.threads = nmfkit_r::ctrl_int(control, "threads");
-  const bool measure =
-      control.containsElementNamed("fft_planner") &&
-      Rcpp::as<std::string>(control["fft_planner"]) == "measure";
-  p.planner = measure ? nmfkit::FftPlanner::measure
-                      : nmfkit::FftPlanner::estimate;
+  p.planner = nmfkit_r::fft_planner(
+      control.containsElementNamed("fft_planner")
+          ? Rcpp::as<std::string>(control["fft_planner"])
+          : "estimate");
   return p;
 }
 
@@ -82,9 +82,7 @@ Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w,
                                     std::vector<int> g, int m) {
   return nmfkit::shift_reconstruct(
       w, image_dim[0], image_dim[1],
-      group == "circular1d" ? nmfkit::ShiftGroup::circular1d
-                            : nmfkit::ShiftGroup::torus2d,
-      image, atom, coef, g, m);
+      nmfkit_r::shift_group(group), image, atom, coef, g, m);
 }
 
 // Seconds per FFTW r2c + c2r pair of one image size (bench only).
@@ -92,9 +90,7 @@ Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w,
 double r_fft_pair_seconds(Rcpp::IntegerVector image_dim, std::string group,
                           std::string planner) {
   const nmfkit::Fft fft(image_dim[0], image_dim[1],
-                        group == "circular1d" ? nmfkit::ShiftGroup::circular1d
-                                              : nmfkit::ShiftGroup::torus2d,
-                        planner == "measure" ? nmfkit::FftPlanner::measure
-                                             : nmfkit::FftPlanner::estimate);
+                        nmfkit_r::shift_group(group),
+                        nmfkit_r::fft_planner(planner));
   return nmfkit::fft_pair_seconds(fft);
 }

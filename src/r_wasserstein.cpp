@@ -10,8 +10,10 @@ namespace {
 
 // list(type = "dense", cost = ) or list(type = "separable", c1 = , c2 = ).
 nmfkit::OtKernel make_kernel(const Rcpp::List& spec, double eps) {
-  const std::string type = Rcpp::as<std::string>(spec["type"]);
-  if (type == "separable") {
+  const bool separable = nmfkit_r::lookup<bool>(
+      Rcpp::as<std::string>(spec["type"]),
+      {{"dense", false}, {"separable", true}}, "kernel");
+  if (separable) {
     return nmfkit::OtKernel::separable(Rcpp::as<Mat>(spec["c1"]),
                                        Rcpp::as<Mat>(spec["c2"]), eps);
   }

@@ -91,15 +91,15 @@ test_that("control settings are validated", {
   expect_error(nmf(small_data(), 2, control = 5), class = "nmfkit_error_control")
   expect_snapshot(nmf_control(threads = 0), error = TRUE)
   expect_snapshot(nmf_control(tol = -1), error = TRUE)
-  ctl <- nmf_control(max_iter = 10, restarts = 3)
-  expect_identical(ctl$restarts, 3)
+  ctl <- nmf_control(max_iter = 10, eps = 3)
+  expect_identical(ctl$eps, 3)
   expect_s3_class(nmf(small_data(), 2, control = list(max_iter = 2)), "nmfkit")
   expect_snapshot(print(nmf_control()))
 })
 
 test_that("method, nrun and keep_data are validated", {
   x <- small_data()
-  expect_error(nmf(x, 2, method = "als"), class = "rlang_error")
+  expect_error(nmf(x, 2, method = "als"), class = "nmfkit_error_choice")
   expect_error(nmf(x, 2, nrun = 0), class = "nmfkit_error")
   expect_error(nmf(x, 2, keep_data = "yes"), class = "nmfkit_error_flag")
 })

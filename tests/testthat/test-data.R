@@ -18,7 +18,7 @@ test_that("the 32 x 32 Swimmer has 37 ink pixels per distinct image", {
   expect_true(all(colSums(x) == 37))
   expect_identical(sum(rowSums(x) == 256), 17L)
   expect_identical(anyDuplicated(t(x)), 0L)
-  expect_error(swimmer("16x16"), class = "rlang_error")
+  expect_error(swimmer("16x16"), class = "nmfkit_error_choice")
 })
 
 test_that("NMF of the Swimmer finds parts: torso plus limb positions", {

@@ -62,7 +62,7 @@ test_that("plot() draws every type and returns the model invisibly", {
   expect_error(plot(fit, components = 40), class = "nmfkit_error_components")
   expect_error(plot(fit, image_dim = c(10, 10)),
                class = "nmfkit_error_image_dim")
-  expect_error(plot(fit, type = "nope"), class = "rlang_error")
+  expect_error(plot(fit, type = "nope"), class = "nmfkit_error_choice")
 })
 
 test_that("nmf_distance() gives a dist between samples in coefficient space", {

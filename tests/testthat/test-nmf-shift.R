@@ -153,7 +153,7 @@ test_that("bad input gets classed errors", {
   expect_error(nmf_shift(z, 2), class = "nmfkit_error_zero")
   expect_error(nmf_shift(x * 0, 2), class = "nmfkit_error")
   expect_error(nmf_shift(-x, 2), class = "nmfkit_error_negative")
-  expect_error(nmf_shift(x, 2, shift = "rotate"), class = "rlang_error")
+  expect_error(nmf_shift(x, 2, shift = "rotate"), class = "nmfkit_error_choice")
   expect_error(nmf_shift(x, 2, inner = 0), class = "nmfkit_error")
   expect_identical(withr::with_seed(1, nmf_shift(
     x, 2, restarts = 1, control = nmf_control(max_iter = 30, inner = 3)))$inner,

@@ -259,7 +259,7 @@ test_that("bad inputs give classed errors", {
     expect_error(cases[[nm]](), class = "nmfkit_error", label = nm)
   }
   expect_error(nmf_stratified(x, rank = 2, update_order = "random"),
-               class = "rlang_error")
+               class = "nmfkit_error_choice")
   expect_error(cases$rows(), class = "nmfkit_error_dimension")
   expect_error(cases$unused(), class = "nmfkit_error_strata")
   expect_error(cases$predict_strata(), class = "nmfkit_error_strata")

@@ -1,0 +1,47 @@
+# Fixtures for the bad-input table (test-contract.R): one small fit of every
+# variant, made quickly.
+
+contract_fixtures <- function() {
+  withr::with_seed(1, {
+    x <- matrix(runif(12 * 10), 12, 10)
+    x2 <- matrix(runif(12 * 8), 12, 8)
+    sim <- shifted_shapes(4, frame = c(8L, 8L))
+    t <- seq(-3, 3, length.out = 15)
+    hist <- sapply(1:6, function(i) dnorm(t, sample(c(-1, 1), 1)) + 0.01)
+    list(
+      x = x, x2 = x2, sim = sim, hist = hist,
+      sets = list(a = x, b = x2),
+      fit = nmf(x, 2),
+      jfit = nmf_joint(x, x2, rank = 2),
+      sfit = nmf_stratified(list(a = x, b = x2), rank = 2,
+                            control = nmf_control(max_iter = 5)),
+      shfit = nmf_shift(sim$x, rank = 2, restarts = 1,
+                        control = nmf_control(max_iter = 2)),
+      wfit = suppressWarnings(suppressMessages(
+        nmf_wasserstein(hist, rank = 2, coords = t, outer = 1,
+                        control = nmf_control(max_iter = 20)))),
+      dist = nmf_distance(list(a = x, b = x2, c = x + 1), method = "chamfer")
+    )
+  })
+}
+
+# Every exported function and registered S3 method of nmfkit, by name.
+nmfkit_api <- function() {
+  ns <- asNamespace("nmfkit")
+  s3 <- getNamespaceInfo(ns, "S3methods")
+  methods <- paste(s3[, 1], s3[, 2], sep = ".")
+  fns <- c(getNamespaceExports(ns), methods)
+  fns <- fns[vapply(fns, function(f) is.function(get0(f, envir = ns)),
+                    logical(1))]
+  sort(unique(fns))
+}
+
+# Arguments of `fn` whose default is a character vector of choices.
+choice_args <- function(fn) {
+  f <- formals(get(fn, envir = asNamespace("nmfkit")))
+  is_choice <- vapply(f, function(d) {
+    is.call(d) && identical(d[[1]], as.name("c")) && length(d) > 2L &&
+      all(vapply(as.list(d)[-1], is.character, logical(1)))
+  }, logical(1))
+  names(f)[is_choice]
+}

@@ -1,0 +1,339 @@
+# The bad-input table: every exported function and S3 method, each with bad
+# calls and the class of the error they must give. A row is
+# list(name, call, class); the name is the function or method, or
+# "function$argument" for a choice argument.
+
+test_that("the bad-input table gives classed errors", {
+  f <- contract_fixtures()
+  x <- f$x
+  rows <- list(
+    # nmf()
+    list("nmf", quote(nmf(x)), "nmfkit_error_rank"),
+    list("nmf", quote(nmf(rank = 2)), "nmfkit_error_missing"),
+    list("nmf", quote(nmf(NULL, 2)), "nmfkit_error_type"),
+    list("nmf", quote(nmf(x, Inf)), "nmfkit_error_rank"),
+    list("nmf", quote(nmf(x, 2, nrun = 1e10)), "nmfkit_error_count"),
+    list("nmf", quote(nmf(x, 2, init = "nndsvdaa")), "nmfkit_error_init"),
+    list("nmf", quote(nmf(x, 2, control = list(maxiter = 1))),
+         "nmfkit_error_control"),
+    list("nmf", quote(nmf(x, 2, control = nmf_control(eps = 0))),
+         "nmfkit_error_control"),
+    list("nmf", quote(nmf(x, 2, keep_data = NA)), "nmfkit_error_flag"),
+    list("nmf$method", quote(nmf(x, 2, method = "hal")),
+         "nmfkit_error_choice"),
+    # nmf_control()
+    list("nmf_control", quote(nmf_control(maxiter = 1)),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(max_iter = 1e10)),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(threads = "a")),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(tol = NA)), "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(verbose = "yes")),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(eps = -1)), "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(h_start = "zeros")),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(1e-4, 10, 1, FALSE, NULL, 3)),
+         "nmfkit_error_control"),
+    # nmf_joint(), nmf_joint_test(), chamfer_distance()
+    list("nmf_joint", quote(nmf_joint(x)), "nmfkit_error_missing"),
+    list("nmf_joint", quote(nmf_joint(x, x[1:3, ])),
+         "nmfkit_error_dimension"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2, rank = 0)),
+         "nmfkit_error_rank"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2, control = list(eps = 1))),
+         "nmfkit_error_control"),
+    list("nmf_joint$pbar", quote(nmf_joint(x, f$x2, pbar = "exac")),
+         "nmfkit_error_choice"),
+    list("nmf_joint$labels", quote(nmf_joint(x, f$x2, labels = c("a", "a"))),
+         "nmfkit_error_labels"),
+    list("nmf_joint_test", quote(nmf_joint_test(x, f$x2, pbarr = "exact")),
+         "nmfkit_error_dots"),
+    list("nmf_joint_test", quote(nmf_joint_test(x, f$x2, B = 1e10)),
+         "nmfkit_error_count"),
+    list("chamfer_distance", quote(chamfer_distance(x)),
+         "nmfkit_error_missing"),
+    list("chamfer_distance$variant",
+         quote(chamfer_distance(x, x, variant = "papers")),
+         "nmfkit_error_choice"),
+    # nmf_distance() and its methods
+    list("nmf_distance", quote(nmf_distance(1:3)), "nmfkit_error_type"),
+    list("nmf_distance.default", quote(nmf_distance("a")),
+         "nmfkit_error_type"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, trails = 5)),
+         "nmfkit_error_dots"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, trials = 1e10)),
+         "nmfkit_error_count"),
+    list("nmf_distance.list$method",
+         quote(nmf_distance(f$sets, method = "jnm")), "nmfkit_error_choice"),
+    list("nmf_distance.list$pbar",
+         quote(nmf_distance(f$sets, pbar = "exact ")), "nmfkit_error_choice"),
+    list("nmf_distance.list$variant",
+         quote(nmf_distance(f$sets, method = "chamfer", variant = "x")),
+         "nmfkit_error_choice"),
+    list("nmf_distance.nmfkit", quote(nmf_distance(f$fit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("nmf_distance.nmfkit$metric",
+         quote(nmf_distance(f$fit, metric = "cos")), "nmfkit_error_choice"),
+    list("nmf_distance.nmfkit_wasserstein",
+         quote(nmf_distance(f$wfit, bogus = 1)), "nmfkit_error_dots"),
+    list("nmf_distance.nmfkit_wasserstein$space",
+         quote(nmf_distance(f$wfit, space = "coefs")), "nmfkit_error_choice"),
+    list("nmf_distance.nmfkit_wasserstein$method",
+         quote(nmf_distance(f$wfit, method = "lbfg")), "nmfkit_error_choice"),
+    # nmf_stratified() and its methods
+    list("nmf_stratified", quote(nmf_stratified(f$sets)),
+         "nmfkit_error_rank"),
+    list("nmf_stratified", quote(nmf_stratified(f$sets, rank = 2,
+                                                v_updates = 1e10)),
+         "nmfkit_error_count"),
+    list("nmf_stratified",
+         quote(nmf_stratified(f$sets, rank = 2, control = list(eps = -1))),
+         "nmfkit_error_control"),
+    list("nmf_stratified",
+         quote(nmf_stratified(f$sets, rank = 2,
+                              control = nmf_control(inner = 2))),
+         "nmfkit_error_control"),
+    list("nmf_stratified$update_order",
+         quote(nmf_stratified(f$sets, rank = 2, update_order = "gauss")),
+         "nmfkit_error_choice"),
+    list("predict.nmfkit_stratified",
+         quote(predict(f$sfit, x, strata = rep("a", 10), bogus = 1)),
+         "nmfkit_error_dots"),
+    list("predict.nmfkit_stratified",
+         quote(predict(f$sfit, x, strata = rep("a", 10), max_passes = 1e10)),
+         "nmfkit_error_count"),
+    list("fitted.nmfkit_stratified", quote(fitted(f$sfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("summary.nmfkit_stratified", quote(summary(f$sfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_stratified$type", quote(plot(f$sfit, type = "stratum")),
+         "nmfkit_error_choice"),
+    list("plot.nmfkit_stratified", quote(plot(f$sfit, image_dim = c(5, 5))),
+         "nmfkit_error_image_dim"),
+    list("top_features.nmfkit_stratified$which",
+         quote(top_features(f$sfit, which = "stratum")),
+         "nmfkit_error_choice"),
+    list("top_features.nmfkit_stratified",
+         quote(top_features(f$sfit, which = "basis", bogus = 1)),
+         "nmfkit_error_dots"),
+    # nmf_shift() and its methods, instances(), shifted_shapes()
+    list("nmf_shift", quote(nmf_shift(f$sim$x)), "nmfkit_error_rank"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2, restarts = 1e10)),
+         "nmfkit_error_count"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2,
+                                      control = list(h_start = "zeros"))),
+         "nmfkit_error_control"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2, control = list(eps = 1))),
+         "nmfkit_error_control"),
+    list("nmf_shift$shift", quote(nmf_shift(f$sim$x, 2, shift = "torus")),
+         "nmfkit_error_choice"),
+    list("nmf_shift$w_step", quote(nmf_shift(f$sim$x, 2, w_step = "PG")),
+         "nmfkit_error_choice"),
+    list("instances", quote(instances(f$fit)), "nmfkit_error_type"),
+    list("instances.default", quote(instances(1)), "nmfkit_error_type"),
+    list("instances.nmfkit_shift", quote(instances(f$shfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("instances.nmfkit_shift", quote(instances(f$shfit, threshold = -1)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_shift", quote(predict(f$shfit, f$sim$x, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("predict.nmfkit_shift", quote(predict(f$shfit, f$sim$x, inner = 0)),
+         "nmfkit_error_count"),
+    list("fitted.nmfkit_shift", quote(fitted(f$shfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("summary.nmfkit_shift", quote(summary(f$shfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, image_dim = c(2, 2))),
+         "nmfkit_error_image_dim"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, type = "placements",
+                                         data = f$sim$x[, 1:2])),
+         "nmfkit_error_dimension"),
+    list("plot.nmfkit_shift$type", quote(plot(f$shfit, type = "placement")),
+         "nmfkit_error_choice"),
+    list("shifted_shapes", quote(shifted_shapes(0)), "nmfkit_error_count"),
+    list("shifted_shapes$shapes", quote(shifted_shapes(2, shapes = "circle")),
+         "nmfkit_error_shapes"),
+    list("shifted_shapes", quote(shifted_shapes(2, frame = "a")),
+         "nmfkit_error_image_dim"),
+    list("shifted_shapes", quote(shifted_shapes(1e10)),
+         "nmfkit_error_count"),
+    # nmf_wasserstein(), ot_distance() and the Wasserstein methods
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist)),
+         "nmfkit_error_rank"),
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2,
+                                                  rho = c(weights = 0.1))),
+         "nmfkit_error_rho"),
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2, outer = 1e10)),
+         "nmfkit_error_count"),
+    list("nmf_wasserstein",
+         quote(nmf_wasserstein(f$hist, 2, control = list(inner = 2))),
+         "nmfkit_error_control"),
+    list("nmf_wasserstein$kernel",
+         quote(nmf_wasserstein(f$hist, 2, kernel = "sparse")),
+         "nmfkit_error_choice"),
+    list("ot_distance", quote(ot_distance(NULL, f$hist[, 1])),
+         "nmfkit_error_type"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1])),
+         "nmfkit_error_missing"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1], f$hist[, 2],
+                                          control = list(max_iters = 5))),
+         "nmfkit_error_control"),
+    list("ot_distance$kernel",
+         quote(ot_distance(f$hist[, 1], f$hist[, 2], kernel = "dens")),
+         "nmfkit_error_choice"),
+    list("ot_distance$method",
+         quote(ot_distance(f$hist[, 1], f$hist[, 2], method = "sinkorn")),
+         "nmfkit_error_choice"),
+    list("predict.nmfkit_wasserstein",
+         quote(predict(f$wfit, f$hist, bogus = 1)), "nmfkit_error_dots"),
+    list("predict.nmfkit_wasserstein", quote(predict(f$wfit, f$hist[1:3, ])),
+         "nmfkit_error_dimension"),
+    list("summary.nmfkit_wasserstein", quote(summary(f$wfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_wasserstein", quote(plot(f$wfit, image_dim = c(4, 4))),
+         "nmfkit_error_image_dim"),
+    list("plot.nmfkit_wasserstein$type", quote(plot(f$wfit, type = "atoms")),
+         "nmfkit_error_choice"),
+    # nmf_joint methods
+    list("predict.nmfkit_joint", quote(predict(f$jfit, x, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("predict.nmfkit_joint", quote(predict(f$jfit, x, normalize = NA)),
+         "nmfkit_error_flag"),
+    list("summary.nmfkit_joint", quote(summary(f$jfit, top = 0)),
+         "nmfkit_error_count"),
+    list("summary.nmfkit_joint", quote(summary(f$jfit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_joint", quote(plot(f$jfit, components = 5)),
+         "nmfkit_error_components"),
+    list("plot.nmfkit_joint$type", quote(plot(f$jfit, type = "pbar")),
+         "nmfkit_error_choice"),
+    list("plot.nmfkit_dist", quote(plot(f$dist, centers = 1e10,
+                                        order = "kmeans")),
+         "nmfkit_error_count"),
+    list("plot.nmfkit_dist$order", quote(plot(f$dist, order = "hc")),
+         "nmfkit_error_choice"),
+    list("plot.nmfkit_dist", quote(plot(f$dist, hclust_method = "avg")),
+         "nmfkit_error_choice"),
+    # the methods every model has
+    list("predict.nmfkit", quote(predict(f$fit, x, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("predict.nmfkit", quote(predict(f$fit, x, max_passes = 1e10)),
+         "nmfkit_error_count"),
+    list("predict.nmfkit", quote(predict(f$fit, x[1:3, ])),
+         "nmfkit_error_dimension"),
+    list("residuals.nmfkit", quote(residuals(f$fit, x = x[, 1:3])),
+         "nmfkit_error_dimension"),
+    list("residuals.nmfkit", quote(residuals(f$fit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("fitted.nmfkit", quote(fitted(f$fit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("coef.nmfkit", quote(coef(f$fit, bogus = 1)), "nmfkit_error_dots"),
+    list("basis", quote(basis(1:3)), "nmfkit_error_type"),
+    list("basis.default", quote(basis(list())), "nmfkit_error_type"),
+    list("basis.nmfkit", quote(basis(f$fit, bogus = 1)), "nmfkit_error_dots"),
+    list("summary.nmfkit", quote(summary(f$fit, bogus = 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit", quote(plot(f$fit, image_dim = c(5, 5))),
+         "nmfkit_error_image_dim"),
+    list("plot.nmfkit$type", quote(plot(f$fit, type = "bases")),
+         "nmfkit_error_choice"),
+    list("print.nmfkit", quote(print(f$fit, digits = "a")),
+         "nmfkit_error_count"),
+    list("top_features", quote(top_features(1:3)), "nmfkit_error_type"),
+    list("top_features.default", quote(top_features(NULL)),
+         "nmfkit_error_type"),
+    list("top_features.nmfkit", quote(top_features(f$fit, n = 0)),
+         "nmfkit_error_count"),
+    list("top_features.nmfkit", quote(top_features(f$fit, bogus = 1)),
+         "nmfkit_error_dots"),
+    # data
+    list("swimmer$size", quote(swimmer("16x16")), "nmfkit_error_choice")
+  )
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  for (r in rows) {
+    expect_error(eval(r[[2]]), class = r[[3]],
+                 info = paste(r[[1]], deparse1(r[[2]])))
+  }
+
+  # coverage: every exported function and method, every choice argument
+  covered <- vapply(rows, `[[`, character(1), 1)
+  api <- nmfkit_api()
+  exempt <- grep("^print", api, value = TRUE)
+  expect_setequal(setdiff(api, c(sub("\\$.*", "", covered), exempt)),
+                  character())
+  choices <- unlist(lapply(setdiff(api, exempt), function(fn) {
+    a <- choice_args(fn)
+    if (length(a)) paste0(fn, "$", a)
+  }))
+  expect_setequal(setdiff(choices, covered), character())
+})
+
+test_that("choices are checked by check_choice() with a hint", {
+  x <- small_data()
+  expect_error(nmf(x, 2, method = "hal"), class = "nmfkit_error_choice")
+  expect_snapshot(nmf(x, 2, method = "hal"), error = TRUE)
+  expect_snapshot(swimmer(size = 32), error = TRUE)
+  # the full default picks the first choice; no partial matching
+  expect_identical(nmf(x, 2)$method, "hals")
+  expect_error(nmf(x, 2, method = "h"), class = "nmfkit_error_choice")
+  # no rlang::arg_match() or match.arg() is left in the package
+  ns <- asNamespace("nmfkit")
+  uses <- vapply(ls(ns), function(nm) {
+    f <- get(nm, envir = ns)
+    is.function(f) &&
+      any(grepl("arg_match|match\\.arg", deparse(body(f))))
+  }, logical(1))
+  expect_identical(names(uses)[uses], character())
+})
+
+test_that("whole numbers beyond the integer range are errors, not NA", {
+  x <- small_data()
+  set.seed(1)
+  fit <- nmf(x, 2)
+  expect_error(predict(fit, x, max_passes = 1e10), class = "nmfkit_error_count")
+  expect_snapshot(predict(fit, x, max_passes = 1e10), error = TRUE)
+  expect_error(nmf_control(max_iter = 1e10), class = "nmfkit_error_control")
+  expect_error(nmf_control(inner = 2^31), class = "nmfkit_error_control")
+  expect_identical(nmf_control(max_iter = 2^31 - 1)$max_iter, 2147483647L)
+})
+
+test_that("messages show the offending value and pluralise", {
+  x <- small_data()
+  expect_snapshot(nmf(x, Inf), error = TRUE)
+  expect_snapshot(nmf(x, 2 + 1e-12), error = TRUE)
+  expect_snapshot(nmf(x, "3"), error = TRUE)
+  expect_snapshot(nmf(matrix(TRUE, 2, 2), 1), error = TRUE)
+  expect_snapshot(nmf(x), error = TRUE)
+  expect_snapshot(ot_distance(cbind(0, 0, 1), cbind(1, 1, 1)), error = TRUE)
+  expect_snapshot(nmf_distance(list(a = x, b = x), trails = 5), error = TRUE)
+  expect_snapshot(nmf_joint_test(x, x, rank = 2, B = 1, pbarr = "exact"),
+                  error = TRUE)
+  msg <- tryCatch(nmf(x, 2 + 1e-12), nmfkit_error = conditionMessage)
+  expect_match(msg, "2.000000000001", fixed = TRUE)
+})
+
+test_that("the glue rejects unknown strings instead of defaulting", {
+  x <- small_data()
+  w <- matrix(1, nrow(x), 2)
+  h <- matrix(1, 2, ncol(x))
+  ctl <- nmf_control(max_iter = 2)
+  expect_error(nmfkit:::r_nmf(x, w, h, "bogus", ctl, NULL), "unknown method")
+  expect_error(nmfkit:::r_chamfer(x, x, "bogus", 1L), "unknown variant")
+  expect_error(nmfkit:::r_pbar(h, 3L, "bogus", NULL), "unknown pbar")
+  expect_error(nmfkit:::r_shift_reconstruct(w, c(5L, 6L), "bogus", 0L, 0L,
+                                            1, 0L, 1L), "unknown shift")
+  expect_error(nmfkit:::r_ot_sinkhorn(cbind(c(.5, .5)), cbind(c(.5, .5)),
+                                      list(type = "bogus"), 1, 10L, 1e-8, 1L),
+               "unknown kernel")
+})
+
+test_that("siblings: missing data and counts beyond integers", {
+  expect_error(nmf_stratified(rank = 2), class = "nmfkit_error_missing")
+  expect_error(shifted_shapes(2, copies = 1e10), class = "nmfkit_error_copies")
+  expect_error(shifted_shapes(2, copies = Inf), class = "nmfkit_error_copies")
+  expect_error(shifted_shapes(2, frame = c(1e10, 1)),
+               class = "nmfkit_error_image_dim")
+})
