@@ -5,12 +5,20 @@
 // the yardstick, and whole fits (ANLS with BPP, HALS by component, today's
 // nmf()) traced to a target relative error. Not a test: built only with
 // -DNMFKIT_BENCH=ON.
-// Usage: bench_kernels [kernels|loops|all] [x.bin] [target]
-//   x.bin: 2000 x 1000 doubles, column-major (e.g. bench/nmf.R's problem via
-//   writeBin(as.double(x), "x.bin")); default: generated with std::mt19937.
-//   target: relative error to reach (default 0.0111745, 1.001 x RcppML's).
+// Usage: bench_kernels [mode] [data] [target]
+//   mode: kernels; loops / loops2 (all fits, 1 / 2 threads); fast / fast2
+//   (ANLS-BPP and HALS inner = 10 only); a "-random" suffix (fast-random)
+//   starts from uniform W and H instead of NNDSVDa; all (default): kernels
+//   and loops.
+//   data: "-" (default; dense, generated with std::mt19937), a file of
+//   2000 x 1000 doubles, column-major (bench/nmf.R's problem through
+//   writeBin(as.double(x), f)), or "sparse:FILE" holding int m, n, nnz, then
+//   the dgCMatrix slots p, i (ints) and x (doubles).
+//   target: relative error to reach (default 0.0111745: 1.001 x RcppML's on
+//   bench/nmf.R's dense problem; its sparse one is 0.933577).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -42,9 +50,13 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// Median wall time of `reps` calls of f (setup() before each, untimed).
-double median_time(int reps, const std::function<void()>& setup,
-                   const std::function<void()>& f) {
+/// Wall times of `reps` calls of f (setup() before each, untimed): the
+/// median, and the minimum (the least disturbed by other processes).
+struct Timing {
+  double med, min;
+};
+Timing time_it(int reps, const std::function<void()>& setup,
+               const std::function<void()>& f) {
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     setup();
@@ -53,7 +65,20 @@ double median_time(int reps, const std::function<void()>& setup,
     t.push_back(seconds_since(t0));
   }
   std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return {t[t.size() / 2], t.front()};
+}
+
+/// One table row: name, threads, passes, median and min seconds, GFLOP/s at
+/// both (when flops > 0), and a free-form note.
+void row(const std::string& name, int threads, int passes, Timing t,
+         double flops, const std::string& note = "") {
+  std::printf("%-32s %3d %6d %10.6f %10.6f", name.c_str(), threads, passes,
+              t.med, t.min);
+  if (flops > 0)
+    std::printf(" %7.2f %7.2f", flops / t.med * 1e-9, flops / t.min * 1e-9);
+  else
+    std::printf(" %7s %7s", "-", "-");
+  std::printf("  %s\n", note.c_str());
 }
 
 void print_uptime() {
@@ -101,86 +126,82 @@ Problem make_problem(const char* file) {
 void bench_kernels(const Problem& p) {
   const int reps = 15;
   const nmfkit::DenseData d(p.x);
-  std::printf("\n== kernels (median of %d runs; seconds)\n", reps);
+  std::printf("\n== kernels: seconds (median, min of %d runs), GFLOP/s at "
+              "each\n", reps);
   print_uptime();
+  std::printf("%-32s %3s %6s %10s %10s %7s %7s\n", "kernel", "thr", "passes",
+              "median", "min", "GF med", "GF min");
   // (iii) GEMM X H' as the yardstick
   const double gemm_flops = 2.0 * kM * kN * kK;
   Mat bmk(kM, kK), bkm;
-  const double t_gemm = median_time(reps, [] {}, [&] {
-    bmk.noalias() = p.x * p.h.transpose();
-  });
-  std::printf("%-44s %9.5f  %6.2f GFLOP/s\n", "GEMM X H' (Eigen, 1 thread)",
-              t_gemm, gemm_flops / t_gemm * 1e-9);
-  for (int th : {1, 2}) {
-    const double t = median_time(reps, [] {}, [&] {
-      d.left_mult_t(p.h, bkm, th);
-    });
-    std::printf("H X' by DenseData::left_mult_t, %d thread(s)    %9.5f  %6.2f "
-                "GFLOP/s\n", th, t, gemm_flops / t * 1e-9);
-  }
+  row("GEMM X H' (Eigen)", 1, 0, time_it(reps, [] {}, [&] {
+        bmk.noalias() = p.x * p.h.transpose();
+      }), gemm_flops);
+  for (int th : {1, 2})
+    row("H X' (DenseData::left_mult_t)", th, 0, time_it(reps, [] {}, [&] {
+          d.left_mult_t(p.h, bkm, th);
+        }), gemm_flops);
 
   // (i) one W update: products done, passes only
   const Mat hht = p.h * p.h.transpose();
   const Mat b = p.x * p.h.transpose();  // m x k
   const Mat bt = b.transpose();         // k x m
   const double pass_flops = 2.0 * kM * kK * kK;
-  std::printf("\nW update (G = HH', B = XH' given; pass = %.1f MFLOP)\n",
+  std::printf("W update, G = HH' and B = XH' given (one pass: %.1f MFLOP)\n",
               pass_flops * 1e-6);
-  std::printf("%-28s %7s %7s %10s %8s\n", "kernel", "threads", "passes",
-              "seconds", "GFLOP/s");
   for (int inner : {1, 10}) {
     for (int th : {1, 2}) {
-      Mat wt;
-      const double t_cd = median_time(reps, [&] { wt = p.w.transpose(); },
-                                      [&] {
-        for (int l = 0; l < inner; ++l) nmfkit::cd_pass(wt, hht, bt, th);
-      });
-      std::printf("%-28s %7d %7d %10.6f %8.2f\n", "cd_pass (k x m)", th, inner,
-                  t_cd, inner * pass_flops / t_cd * 1e-9);
-      Mat w;
-      const double t_h = median_time(reps, [&] { w = p.w; }, [&] {
-        nmfkit::hals_update(w, hht, b, th, inner, 0.0);
-      });
-      std::printf("%-28s %7d %7d %10.6f %8.2f\n", "hals_update (m x k)", th,
-                  inner, t_h, inner * pass_flops / t_h * 1e-9);
+      Mat wt, w;
+      row("cd_pass (k x m)", th, inner,
+          time_it(reps, [&] { wt = p.w.transpose(); }, [&] {
+            for (int l = 0; l < inner; ++l) nmfkit::cd_pass(wt, hht, bt, th);
+          }), inner * pass_flops);
+      row("hals_update (m x k)", th, inner,
+          time_it(reps, [&] { w = p.w; }, [&] {
+            nmfkit::hals_update(w, hht, b, th, inner, 0.0);
+          }), inner * pass_flops);
     }
   }
 
   // (ii) exact NNLS: today's nnls_solve against BPP
-  std::printf("\nNNLS solves (anls: nnls_solve tol 1e-8, <= 100 CD passes)\n");
-  std::printf("%-34s %7s %10s %12s %9s\n", "problem / solver", "threads",
-              "seconds", "violation", "bpp steps");
+  std::printf("NNLS solves to the end; note: violation after, bpp steps "
+              "(nnls_solve: tol 1e-8, <= 100 CD passes)\n");
   struct Case {
     const char* name;
     Mat g, b, start;
   };
   std::vector<Case> cases;
-  cases.push_back({"H given W0", p.w0.transpose() * p.w0,
-                   p.w0.transpose() * p.x, p.h});
-  cases.push_back({"W' given H0", p.h0 * p.h0.transpose(),
-                   p.h0 * p.x.transpose(), p.w.transpose()});
+  cases.push_back({"H | W0", p.w0.transpose() * p.w0, p.w0.transpose() * p.x,
+                   p.h});
+  cases.push_back({"W' | H0", p.h0 * p.h0.transpose(), p.h0 * p.x.transpose(),
+                   p.w.transpose()});
+  cases.push_back({"H | W start", p.w.transpose() * p.w, p.w.transpose() * p.x,
+                   p.h});
+  cases.push_back({"W' | H start", p.h * p.h.transpose(), p.h * p.x.transpose(),
+                   p.w.transpose()});
+  char note[96];
   for (const Case& c : cases) {
     for (int th : {1, 2}) {
       Mat z;
-      const double t_cd = median_time(reps, [&] { z = c.start; }, [&] {
+      const Timing t_cd = time_it(reps, [&] { z = c.start; }, [&] {
         nmfkit::nnls_solve(z, c.g, c.b, 1e-8, 100, th);
       });
-      std::printf("%-34s %7d %10.5f %12.3e %9s\n",
-                  (std::string(c.name) + " / nnls_solve").c_str(), th, t_cd,
-                  nmfkit::violation(z, c.g, c.b, 1), "-");
+      std::snprintf(note, sizeof note, "viol %.2e",
+                    nmfkit::violation(z, c.g, c.b, 1));
+      row(std::string(c.name) + " nnls_solve", th, 0, t_cd, 0, note);
       nmfkit::BppStats st;
-      const double t_b = median_time(reps, [] {}, [&] {
+      const Timing t_b = time_it(reps, [] {}, [&] {
         nmfkit::nnls_bpp(z, c.g, c.b, th, false, 0, &st);
       });
-      std::printf("%-34s %7d %10.5f %12.3e %9d\n",
-                  (std::string(c.name) + " / bpp cold").c_str(), th, t_b,
-                  nmfkit::violation(z, c.g, c.b, 1), st.max_steps);
-      const double t_w = median_time(reps, [&] { z = c.start; }, [&] {
+      std::snprintf(note, sizeof note, "viol %.2e steps %d",
+                    nmfkit::violation(z, c.g, c.b, 1), st.max_steps);
+      row(std::string(c.name) + " bpp cold", th, 0, t_b, 0, note);
+      const Timing t_w = time_it(reps, [&] { z = c.start; }, [&] {
         nmfkit::nnls_bpp(z, c.g, c.b, th, true, 0, &st);
       });
-      std::printf("%-34s %7d %10.5f %12.3e %9d\n",
-                  (std::string(c.name) + " / bpp warm (init)").c_str(), th,
-                  t_w, nmfkit::violation(z, c.g, c.b, 1), st.max_steps);
+      std::snprintf(note, sizeof note, "viol %.2e steps %d",
+                    nmfkit::violation(z, c.g, c.b, 1), st.max_steps);
+      row(std::string(c.name) + " bpp warm from start", th, 0, t_w, 0, note);
     }
   }
 }
@@ -224,17 +245,43 @@ void report(const char* name, const Trace& tr, double target) {
   std::printf("\n");
 }
 
-void bench_loops(const Problem& p, double target, int threads) {
-  const nmfkit::DenseData d(p.x);
-  const double x2 = p.x.squaredNorm();
-  std::printf("\n== whole fits from NNDSVDa, %d thread(s); target %.7f\n",
-              threads, target);
+// The starting factors: NNDSVDa from a randomized SVD (nmf()'s default), or
+// nmfkit's init = "random", U[0, sqrt(mean(X) / k)).
+template <class DataT>
+void start(const DataT& d, double x_mean, bool random, Mat& w, Mat& h) {
+  std::mt19937 gen(42);
+  if (random) {
+    const double hi = std::sqrt(x_mean / kK);
+    w = runif(d.rows(), kK, gen, hi);
+    h = runif(kK, d.cols(), gen, hi);
+    return;
+  }
+  std::normal_distribution<double> z(0.0, 1.0);
+  Mat omega(d.cols(), kK + 10);
+  for (Index j = 0; j < omega.cols(); ++j)
+    for (Index i = 0; i < d.cols(); ++i) omega(i, j) = z(gen);
+  const nmfkit::Svd s = nmfkit::rsvd(d, omega, kK, 7, 1, true);
+  nmfkit::nndsvd(s, x_mean, nmfkit::ZeroFill::mean, nullptr, nullptr, w, h);
+}
+
+// Whole fits on dense or sparse data; `all` adds the slow plain-HALS runs.
+template <class DataT>
+void bench_loops(const DataT& d, double x_mean, bool random, double target,
+                 int threads, bool all) {
+  const double x2 = d.sq_norm();
+  Mat w0, h0;
+  const auto t0 = Clock::now();
+  start(d, x_mean, random, w0, h0);
+  std::printf("\n== whole fits, %ld x %ld, %d thread(s), start %s (%.2f s); "
+              "target %.7f\n", static_cast<long>(d.rows()),
+              static_cast<long>(d.cols()), threads,
+              random ? "random" : "NNDSVDa", seconds_since(t0), target);
   print_uptime();
   std::printf("%-30s %6s %9s %8s  %6s %8s\n", "method", "iters", "final",
               "seconds", "to tgt", "seconds");
 
   {  // ANLS, both factors exact by BPP, warm started
-    Mat wt = p.w.transpose(), h = p.h, b, g;
+    Mat wt = w0.transpose(), h = h0, b, g;
     Mat hht = h * h.transpose();
     const Trace tr = run([&] {
       d.left_mult_t(h, b, threads);  // H X', k x m
@@ -249,21 +296,16 @@ void bench_loops(const Problem& p, double target, int threads) {
     report("anls-bpp", tr, target);
   }
   for (int inner : {1, 10}) {  // HALS by component, m x k and n x k layouts
-    Mat w = p.w, ht = p.h.transpose(), b, g;
+    if (inner == 1 && !all) continue;
+    Mat w = w0, ht = h0.transpose(), b, bt, g;
     Mat hht = ht.transpose() * ht;
     const Trace tr = run([&] {
-      b.resize(kM, kK);
-      nmfkit::detail::for_chunks(kM, threads, [&](Index r0, Index len) {
-        b.middleRows(r0, len).noalias() =
-            p.x.middleRows(r0, len) * ht;  // X H'
-      }, 2.0 * kM * kN * kK);
+      d.left_mult_t(ht.transpose(), bt, threads);  // H X', k x m
+      b = bt.transpose();
       nmfkit::hals_update(w, hht, b, threads, inner, 0.1);
       g = w.transpose() * w;
-      b.resize(kN, kK);
-      nmfkit::detail::for_chunks(kN, threads, [&](Index c0, Index len) {
-        b.middleRows(c0, len).noalias() =
-            p.x.middleCols(c0, len).transpose() * w;  // X' W
-      }, 2.0 * kM * kN * kK);
+      d.left_mult(w.transpose(), bt, threads);  // W' X, k x n
+      b = bt.transpose();
       nmfkit::hals_update(ht, g, b, threads, inner, 0.1);
       hht = ht.transpose() * ht;
       const double e = x2 - 2.0 * ht.cwiseProduct(b).sum() +
@@ -274,6 +316,7 @@ void bench_loops(const Problem& p, double target, int threads) {
                       : "hals-component inner=10", tr, target);
   }
   for (int inner : {1, 10}) {  // today's nmf()
+    if (!all) break;
     struct Timer {
       Trace tr;
       Clock::time_point t0 = Clock::now();
@@ -291,26 +334,56 @@ void bench_loops(const Problem& p, double target, int threads) {
     par.max_iter = inner == 1 ? 1000 : 500;
     par.threads = threads;
     par.inner = inner;
-    nmfkit::nmf(d, p.w, p.h, par, hooks);
+    nmfkit::nmf(d, w0, h0, par, hooks);
     report(inner == 1 ? "nmf() hals (today's default)" : "nmf() hals inner=10",
            hooks.tr, target);
   }
+}
+
+nmfkit::SpMat read_sparse(const char* file) {
+  std::ifstream in(file, std::ios::binary);
+  int dims[3];
+  in.read(reinterpret_cast<char*>(dims), sizeof dims);
+  std::vector<int> pcol(dims[1] + 1), row(dims[2]);
+  std::vector<double> val(dims[2]);
+  in.read(reinterpret_cast<char*>(pcol.data()), sizeof(int) * pcol.size());
+  in.read(reinterpret_cast<char*>(row.data()), sizeof(int) * row.size());
+  in.read(reinterpret_cast<char*>(val.data()), sizeof(double) * val.size());
+  if (!in) {
+    std::fprintf(stderr, "cannot read a sparse matrix from %s\n", file);
+    std::exit(1);
+  }
+  return Eigen::Map<const nmfkit::SpMat>(dims[0], dims[1], dims[2],
+                                         pcol.data(), row.data(), val.data());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
-  const char* file = argc > 2 && std::string(argv[2]) != "-" ? argv[2] : nullptr;
+  const std::string file = argc > 2 ? argv[2] : "-";
   const double target = argc > 3 ? std::atof(argv[3]) : 0.0111745;
-  const auto t0 = Clock::now();
-  const Problem p = make_problem(file);
-  std::printf("problem: %ld x %ld, rank %ld (%s); start NNDSVDa %.2f s\n",
+  const bool random = mode.find("random") != std::string::npos;
+  const bool all = mode.rfind("loops", 0) == 0 || mode == "all";
+  const int threads = mode.find('2') != std::string::npos ? 2 : 1;
+  if (file.rfind("sparse:", 0) == 0) {
+    const nmfkit::SpMat x = read_sparse(file.c_str() + 7);
+    const nmfkit::SparseData<nmfkit::SpMat> d(x);
+    std::printf("sparse problem %s: %ld x %ld, nnz %ld\n", file.c_str() + 7,
+                static_cast<long>(x.rows()), static_cast<long>(x.cols()),
+                static_cast<long>(x.nonZeros()));
+    const double mean = x.sum() / (static_cast<double>(x.rows()) * x.cols());
+    bench_loops(d, mean, random, target, threads, all);
+    return 0;
+  }
+  const Problem p = make_problem(file == "-" ? nullptr : file.c_str());
+  std::printf("dense problem: %ld x %ld, rank %ld (%s)\n",
               static_cast<long>(kM), static_cast<long>(kN),
-              static_cast<long>(kK), file ? file : "mt19937",
-              seconds_since(t0));
+              static_cast<long>(kK), file.c_str());
   if (mode == "kernels" || mode == "all") bench_kernels(p);
-  if (mode == "loops" || mode == "all") bench_loops(p, target, 1);
-  if (mode == "loops2" || mode == "all") bench_loops(p, target, 2);
+  if (mode != "kernels") {
+    const nmfkit::DenseData d(p.x);
+    bench_loops(d, p.x.mean(), random, target, threads, all);
+  }
   return 0;
 }
