@@ -208,6 +208,22 @@ void bench_kernels(const Problem& p) {
 
 // ---- whole fits --------------------------------------------------------------
 
+/// Seconds spent in the phases of an outer iteration: the two products with
+/// X, the factor updates, and the rest (Gram matrices, loss, copies).
+struct Phases {
+  double t[3] = {0, 0, 0};
+  Clock::time_point last = Clock::now();
+  void lap(int phase = -1) {
+    const auto now = Clock::now();
+    if (phase >= 0) t[phase] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+  void print(const char* update) const {
+    std::printf("    seconds in products %.3f, %s %.3f, rest %.3f\n", t[0],
+                update, t[1], t[2]);
+  }
+};
+
 struct Trace {
   std::vector<double> loss, time;
 };
@@ -283,37 +299,58 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
   {  // ANLS, both factors exact by BPP, warm started
     Mat wt = w0.transpose(), h = h0, b, g;
     Mat hht = h * h.transpose();
+    Phases ph;
     const Trace tr = run([&] {
+      ph.lap();
       d.left_mult_t(h, b, threads);  // H X', k x m
+      ph.lap(0);
       nmfkit::nnls_bpp(wt, hht, b, threads, true);
+      ph.lap(1);
       g = wt * wt.transpose();
+      ph.lap(2);
       d.left_mult(wt, b, threads);  // W' X, k x n
+      ph.lap(0);
       nmfkit::nnls_bpp(h, g, b, threads, true);
+      ph.lap(1);
       hht = h * h.transpose();
-      return nmfkit::relative_error(
+      const double e = nmfkit::relative_error(
           nmfkit::sq_error_gram(x2, h, b, g, hht), x2);
+      ph.lap(2);
+      return e;
     }, 500);
     report("anls-bpp", tr, target);
+    ph.print("bpp");
   }
   for (int inner : {1, 10}) {  // HALS by component, m x k and n x k layouts
     if (inner == 1 && !all) continue;
     Mat w = w0, ht = h0.transpose(), b, bt, g;
     Mat hht = ht.transpose() * ht;
+    Phases ph;
     const Trace tr = run([&] {
+      ph.lap();
       d.left_mult_t(ht.transpose(), bt, threads);  // H X', k x m
+      ph.lap(0);
       b = bt.transpose();
+      ph.lap(2);
       nmfkit::hals_update(w, hht, b, threads, inner, 0.1);
+      ph.lap(1);
       g = w.transpose() * w;
+      ph.lap(2);
       d.left_mult(w.transpose(), bt, threads);  // W' X, k x n
+      ph.lap(0);
       b = bt.transpose();
+      ph.lap(2);
       nmfkit::hals_update(ht, g, b, threads, inner, 0.1);
+      ph.lap(1);
       hht = ht.transpose() * ht;
       const double e = x2 - 2.0 * ht.cwiseProduct(b).sum() +
                        g.cwiseProduct(hht).sum();
+      ph.lap(2);
       return nmfkit::relative_error(std::max(e, 0.0), x2);
     }, inner == 1 ? 1000 : 500);
     report(inner == 1 ? "hals-component inner=1"
                       : "hals-component inner=10", tr, target);
+    ph.print("passes");
   }
   for (int inner : {1, 10}) {  // today's nmf()
     if (!all) break;
