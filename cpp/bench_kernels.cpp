@@ -328,27 +328,34 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
   }
   for (int inner : {1, 10}) {  // HALS by component, m x k and n x k layouts
     if (inner == 1 && !all) continue;
-    Mat w = w0, ht = h0.transpose(), b, bt, g;
+    // Persistent buffers: no allocation inside the loop.
+    Mat w = w0, ht = h0.transpose(), g;
+    Mat hk(kK, d.cols()), wk(kK, d.rows());   // H and W' for the products
+    Mat btm(kK, d.rows()), btn(kK, d.cols());  // H X', W' X
+    Mat bm(d.rows(), kK), bn(d.cols(), kK);    // their transposes
     Mat hht = ht.transpose() * ht;
     Phases ph;
     const Trace tr = run([&] {
       ph.lap();
-      d.left_mult_t(ht.transpose(), bt, threads);  // H X', k x m
+      hk = ht.transpose();
+      ph.lap(2);
+      d.left_mult_t(hk, btm, threads);  // H X', k x m
       ph.lap(0);
-      b = bt.transpose();
+      bm = btm.transpose();
       ph.lap(2);
-      nmfkit::hals_update(w, hht, b, threads, inner, 0.1);
+      nmfkit::hals_update(w, hht, bm, threads, inner, 0.1);
       ph.lap(1);
-      g = w.transpose() * w;
+      g.noalias() = w.transpose() * w;
+      wk = w.transpose();
       ph.lap(2);
-      d.left_mult(w.transpose(), bt, threads);  // W' X, k x n
+      d.left_mult(wk, btn, threads);  // W' X, k x n
       ph.lap(0);
-      b = bt.transpose();
+      bn = btn.transpose();
       ph.lap(2);
-      nmfkit::hals_update(ht, g, b, threads, inner, 0.1);
+      nmfkit::hals_update(ht, g, bn, threads, inner, 0.1);
       ph.lap(1);
-      hht = ht.transpose() * ht;
-      const double e = x2 - 2.0 * ht.cwiseProduct(b).sum() +
+      hht.noalias() = ht.transpose() * ht;
+      const double e = x2 - 2.0 * ht.cwiseProduct(bn).sum() +
                        g.cwiseProduct(hht).sum();
       ph.lap(2);
       return nmfkit::relative_error(std::max(e, 0.0), x2);
