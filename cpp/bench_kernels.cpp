@@ -40,8 +40,8 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr Index kM = 2000, kN = 1000, kK = 20;
-unsigned g_seed = 42;   // of the random start and the randomized SVD
-int g_max_iter = 500;   // outer iterations of a fit (plain HALS: twice)
+unsigned g_seed = 42;  // of the random start and the randomized SVD
+int g_max_iter = 500;  // outer iterations of a fit (plain HALS: twice)
 
 Mat runif(Index r, Index c, std::mt19937& gen, double hi = 1.0) {
   std::uniform_real_distribution<double> u(0.0, hi);
@@ -121,8 +121,8 @@ Problem make_problem(const char* file) {
     for (Index i = 0; i < kN; ++i) omega(i, j) = z(gen);
   const nmfkit::DenseData d(p.x);
   const nmfkit::Svd s = nmfkit::rsvd(d, omega, kK, 7, 1, true);
-  nmfkit::nndsvd(s, p.x.mean(), nmfkit::ZeroFill::mean, nullptr, nullptr,
-                 p.w, p.h);
+  nmfkit::nndsvd(s, p.x.mean(), nmfkit::ZeroFill::mean, nullptr, nullptr, p.w,
+                 p.h);
   return p;
 }
 
@@ -131,21 +131,25 @@ Problem make_problem(const char* file) {
 void bench_kernels(const Problem& p) {
   const int reps = 15;
   const nmfkit::DenseData d(p.x);
-  std::printf("\n== kernels: seconds (median, min of %d runs), GFLOP/s at "
-              "each\n", reps);
+  std::printf(
+      "\n== kernels: seconds (median, min of %d runs), GFLOP/s at "
+      "each\n",
+      reps);
   print_uptime();
   std::printf("%-32s %3s %6s %10s %10s %7s %7s\n", "kernel", "thr", "passes",
               "median", "min", "GF med", "GF min");
   // (iii) GEMM X H' as the yardstick
   const double gemm_flops = 2.0 * kM * kN * kK;
   Mat bmk(kM, kK), bkm;
-  row("GEMM X H' (Eigen)", 1, 0, time_it(reps, [] {}, [&] {
-        bmk.noalias() = p.x * p.h.transpose();
-      }), gemm_flops);
+  row("GEMM X H' (Eigen)", 1, 0,
+      time_it(
+          reps, [] {}, [&] { bmk.noalias() = p.x * p.h.transpose(); }),
+      gemm_flops);
   for (int th : {1, 2})
-    row("H X' (DenseData::left_mult_t)", th, 0, time_it(reps, [] {}, [&] {
-          d.left_mult_t(p.h, bkm, th);
-        }), gemm_flops);
+    row("H X' (DenseData::left_mult_t)", th, 0,
+        time_it(
+            reps, [] {}, [&] { d.left_mult_t(p.h, bkm, th); }),
+        gemm_flops);
 
   // (i) one W update: products done, passes only
   const Mat hht = p.h * p.h.transpose();
@@ -158,52 +162,58 @@ void bench_kernels(const Problem& p) {
     for (int th : {1, 2}) {
       Mat wt, w;
       row("cd_pass (k x m)", th, inner,
-          time_it(reps, [&] { wt = p.w.transpose(); }, [&] {
-            for (int l = 0; l < inner; ++l) nmfkit::cd_pass(wt, hht, bt, th);
-          }), inner * pass_flops);
+          time_it(
+              reps, [&] { wt = p.w.transpose(); },
+              [&] {
+                for (int l = 0; l < inner; ++l)
+                  nmfkit::cd_pass(wt, hht, bt, th);
+              }),
+          inner * pass_flops);
       row("hals_update (m x k)", th, inner,
-          time_it(reps, [&] { w = p.w; }, [&] {
-            nmfkit::hals_update(w, hht, b, th, inner, 0.0);
-          }), inner * pass_flops);
+          time_it(
+              reps, [&] { w = p.w; },
+              [&] { nmfkit::hals_update(w, hht, b, th, inner, 0.0); }),
+          inner * pass_flops);
     }
   }
 
   // (ii) exact NNLS: today's nnls_solve against BPP
-  std::printf("NNLS solves to the end; note: violation after, bpp steps "
-              "(nnls_solve: tol 1e-8, <= 100 CD passes)\n");
+  std::printf(
+      "NNLS solves to the end; note: violation after, bpp steps "
+      "(nnls_solve: tol 1e-8, <= 100 CD passes)\n");
   struct Case {
     const char* name;
     Mat g, b, start;
   };
   std::vector<Case> cases;
-  cases.push_back({"H | W0", p.w0.transpose() * p.w0, p.w0.transpose() * p.x,
-                   p.h});
+  cases.push_back(
+      {"H | W0", p.w0.transpose() * p.w0, p.w0.transpose() * p.x, p.h});
   cases.push_back({"W' | H0", p.h0 * p.h0.transpose(), p.h0 * p.x.transpose(),
                    p.w.transpose()});
-  cases.push_back({"H | W start", p.w.transpose() * p.w, p.w.transpose() * p.x,
-                   p.h});
+  cases.push_back(
+      {"H | W start", p.w.transpose() * p.w, p.w.transpose() * p.x, p.h});
   cases.push_back({"W' | H start", p.h * p.h.transpose(), p.h * p.x.transpose(),
                    p.w.transpose()});
   char note[96];
   for (const Case& c : cases) {
     for (int th : {1, 2}) {
       Mat z;
-      const Timing t_cd = time_it(reps, [&] { z = c.start; }, [&] {
-        nmfkit::nnls_solve(z, c.g, c.b, 1e-8, 100, th);
-      });
+      const Timing t_cd = time_it(
+          reps, [&] { z = c.start; },
+          [&] { nmfkit::nnls_solve(z, c.g, c.b, 1e-8, 100, th); });
       std::snprintf(note, sizeof note, "viol %.2e",
                     nmfkit::violation(z, c.g, c.b, 1));
       row(std::string(c.name) + " nnls_solve", th, 0, t_cd, 0, note);
       nmfkit::BppStats st;
-      const Timing t_b = time_it(reps, [] {}, [&] {
-        nmfkit::nnls_bpp(z, c.g, c.b, th, false, 0, &st);
-      });
+      const Timing t_b = time_it(
+          reps, [] {},
+          [&] { nmfkit::nnls_bpp(z, c.g, c.b, th, false, 0, &st); });
       std::snprintf(note, sizeof note, "viol %.2e steps %d",
                     nmfkit::violation(z, c.g, c.b, 1), st.max_steps);
       row(std::string(c.name) + " bpp cold", th, 0, t_b, 0, note);
-      const Timing t_w = time_it(reps, [&] { z = c.start; }, [&] {
-        nmfkit::nnls_bpp(z, c.g, c.b, th, true, 0, &st);
-      });
+      const Timing t_w = time_it(
+          reps, [&] { z = c.start; },
+          [&] { nmfkit::nnls_bpp(z, c.g, c.b, th, true, 0, &st); });
       std::snprintf(note, sizeof note, "viol %.2e steps %d",
                     nmfkit::violation(z, c.g, c.b, 1), st.max_steps);
       row(std::string(c.name) + " bpp warm from start", th, 0, t_w, 0, note);
@@ -211,7 +221,8 @@ void bench_kernels(const Problem& p) {
   }
 }
 
-// ---- whole fits --------------------------------------------------------------
+// ---- whole fits
+// --------------------------------------------------------------
 
 /// Seconds spent in the phases of an outer iteration: the two products with
 /// X, the factor updates, and the rest (Gram matrices, loss, copies).
@@ -220,7 +231,8 @@ struct Phases {
   Clock::time_point last = Clock::now();
   void lap(int phase = -1) {
     const auto now = Clock::now();
-    if (phase >= 0) t[phase] += std::chrono::duration<double>(now - last).count();
+    if (phase >= 0)
+      t[phase] += std::chrono::duration<double>(now - last).count();
     last = now;
   }
   void print(const char* update) const {
@@ -254,8 +266,8 @@ void report(const char* name, const Trace& tr, double target) {
       hit = i;
       break;
     }
-  std::printf("%-30s %6zu %9.6f %8.2f  ", name, tr.loss.size(),
-              tr.loss.back(), tr.time.back());
+  std::printf("%-30s %6zu %9.6f %8.2f  ", name, tr.loss.size(), tr.loss.back(),
+              tr.time.back());
   if (hit < tr.loss.size())
     std::printf("%6zu %8.3f\n", hit + 1, tr.time[hit]);
   else
@@ -293,10 +305,11 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
   Mat w0, h0;
   const auto t0 = Clock::now();
   start(d, x_mean, random, w0, h0);
-  std::printf("\n== whole fits, %ld x %ld, %d thread(s), start %s (%.2f s); "
-              "target %.7f\n", static_cast<long>(d.rows()),
-              static_cast<long>(d.cols()), threads,
-              random ? "random" : "NNDSVDa", seconds_since(t0), target);
+  std::printf(
+      "\n== whole fits, %ld x %ld, %d thread(s), start %s (%.2f s); "
+      "target %.7f\n",
+      static_cast<long>(d.rows()), static_cast<long>(d.cols()), threads,
+      random ? "random" : "NNDSVDa", seconds_since(t0), target);
   print_uptime();
   std::printf("%-30s %6s %9s %8s  %6s %8s\n", "method", "iters", "final",
               "seconds", "to tgt", "seconds");
@@ -305,24 +318,26 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
     Mat wt = w0.transpose(), h = h0, b, g;
     Mat hht = h * h.transpose();
     Phases ph;
-    const Trace tr = run([&] {
-      ph.lap();
-      d.left_mult_t(h, b, threads);  // H X', k x m
-      ph.lap(0);
-      nmfkit::nnls_bpp(wt, hht, b, threads, true);
-      ph.lap(1);
-      g = wt * wt.transpose();
-      ph.lap(2);
-      d.left_mult(wt, b, threads);  // W' X, k x n
-      ph.lap(0);
-      nmfkit::nnls_bpp(h, g, b, threads, true);
-      ph.lap(1);
-      hht = h * h.transpose();
-      const double e = nmfkit::relative_error(
-          nmfkit::sq_error_gram(x2, h, b, g, hht), x2);
-      ph.lap(2);
-      return e;
-    }, g_max_iter);
+    const Trace tr = run(
+        [&] {
+          ph.lap();
+          d.left_mult_t(h, b, threads);  // H X', k x m
+          ph.lap(0);
+          nmfkit::nnls_bpp(wt, hht, b, threads, true);
+          ph.lap(1);
+          g = wt * wt.transpose();
+          ph.lap(2);
+          d.left_mult(wt, b, threads);  // W' X, k x n
+          ph.lap(0);
+          nmfkit::nnls_bpp(h, g, b, threads, true);
+          ph.lap(1);
+          hht = h * h.transpose();
+          const double e = nmfkit::relative_error(
+              nmfkit::sq_error_gram(x2, h, b, g, hht), x2);
+          ph.lap(2);
+          return e;
+        },
+        g_max_iter);
     report("anls-bpp", tr, target);
     ph.print("bpp");
   }
@@ -330,38 +345,40 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
     if (inner == 1 && !all) continue;
     // Persistent buffers: no allocation inside the loop.
     Mat w = w0, ht = h0.transpose(), g;
-    Mat hk(kK, d.cols()), wk(kK, d.rows());   // H and W' for the products
+    Mat hk(kK, d.cols()), wk(kK, d.rows());    // H and W' for the products
     Mat btm(kK, d.rows()), btn(kK, d.cols());  // H X', W' X
     Mat bm(d.rows(), kK), bn(d.cols(), kK);    // their transposes
     Mat hht = ht.transpose() * ht;
     Phases ph;
-    const Trace tr = run([&] {
-      ph.lap();
-      hk = ht.transpose();
-      ph.lap(2);
-      d.left_mult_t(hk, btm, threads);  // H X', k x m
-      ph.lap(0);
-      bm = btm.transpose();
-      ph.lap(2);
-      nmfkit::hals_update(w, hht, bm, threads, inner, 0.1);
-      ph.lap(1);
-      g.noalias() = w.transpose() * w;
-      wk = w.transpose();
-      ph.lap(2);
-      d.left_mult(wk, btn, threads);  // W' X, k x n
-      ph.lap(0);
-      bn = btn.transpose();
-      ph.lap(2);
-      nmfkit::hals_update(ht, g, bn, threads, inner, 0.1);
-      ph.lap(1);
-      hht.noalias() = ht.transpose() * ht;
-      const double e = x2 - 2.0 * ht.cwiseProduct(bn).sum() +
-                       g.cwiseProduct(hht).sum();
-      ph.lap(2);
-      return nmfkit::relative_error(std::max(e, 0.0), x2);
-    }, inner == 1 ? 2 * g_max_iter : g_max_iter);
-    report(inner == 1 ? "hals-component inner=1"
-                      : "hals-component inner=10", tr, target);
+    const Trace tr = run(
+        [&] {
+          ph.lap();
+          hk = ht.transpose();
+          ph.lap(2);
+          d.left_mult_t(hk, btm, threads);  // H X', k x m
+          ph.lap(0);
+          bm = btm.transpose();
+          ph.lap(2);
+          nmfkit::hals_update(w, hht, bm, threads, inner, 0.1);
+          ph.lap(1);
+          g.noalias() = w.transpose() * w;
+          wk = w.transpose();
+          ph.lap(2);
+          d.left_mult(wk, btn, threads);  // W' X, k x n
+          ph.lap(0);
+          bn = btn.transpose();
+          ph.lap(2);
+          nmfkit::hals_update(ht, g, bn, threads, inner, 0.1);
+          ph.lap(1);
+          hht.noalias() = ht.transpose() * ht;
+          const double e =
+              x2 - 2.0 * ht.cwiseProduct(bn).sum() + g.cwiseProduct(hht).sum();
+          ph.lap(2);
+          return nmfkit::relative_error(std::max(e, 0.0), x2);
+        },
+        inner == 1 ? 2 * g_max_iter : g_max_iter);
+    report(inner == 1 ? "hals-component inner=1" : "hals-component inner=10",
+           tr, target);
     ph.print("passes");
   }
   for (int inner : {1, 10}) {  // today's nmf()
@@ -402,8 +419,8 @@ nmfkit::SpMat read_sparse(const char* file) {
     std::fprintf(stderr, "cannot read a sparse matrix from %s\n", file);
     std::exit(1);
   }
-  return Eigen::Map<const nmfkit::SpMat>(dims[0], dims[1], dims[2],
-                                         pcol.data(), row.data(), val.data());
+  return Eigen::Map<const nmfkit::SpMat>(dims[0], dims[1], dims[2], pcol.data(),
+                                         row.data(), val.data());
 }
 
 }  // namespace

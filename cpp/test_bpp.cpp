@@ -25,8 +25,8 @@ System make_system(Index k, Index n, unsigned seed) {
   const Mat a = runif(3 * k + 10, k, seed);
   System s;
   s.g = a.transpose() * a;
-  s.b = a.transpose() * (rnorm(3 * k + 10, n, seed + 1) +
-                         Mat::Constant(3 * k + 10, n, 0.3));
+  s.b = a.transpose() *
+        (rnorm(3 * k + 10, n, seed + 1) + Mat::Constant(3 * k + 10, n, 0.3));
   s.b.col(0) = -runif(k, 1, seed + 2).col(0) - Vec::Constant(k, 0.1);
   s.b.col(1).setZero();
   return s;
@@ -100,7 +100,8 @@ TEST_CASE("BPP returns a minimiser for a rank-deficient G without crashing") {
   Mat a = runif(40, 3, 301) * runif(3, 8, 302);
   a.col(5).setZero();
   const Mat g = a.transpose() * a;
-  const Mat b = a.transpose() * (runif(40, 50, 303) - Mat::Constant(40, 50, 0.3));
+  const Mat b =
+      a.transpose() * (runif(40, 50, 303) - Mat::Constant(40, 50, 0.3));
   Mat z;
   const int fallback = nmfkit::nnls_bpp(z, g, b, 1);
   CHECK(fallback >= 0);

@@ -18,7 +18,7 @@ namespace nmfkit {
 
 /// What nnls_bpp did, for benchmarks and diagnostics.
 struct BppStats {
-  int max_steps = 0;     // most pivoting steps any column needed
+  int max_steps = 0;        // most pivoting steps any column needed
   long factorisations = 0;  // Cholesky factorisations of a G_FF
   long column_solves = 0;   // columns solved, summed over steps
   int fallback = 0;         // columns finished by coordinate descent
@@ -87,9 +87,8 @@ inline void bpp_chunk(Mat& z, const Mat& g, const Mat& b, Index c0, Index len,
     });
     for (size_t s = 0; s < todo.size();) {
       size_t e = s + 1;
-      while (e < todo.size() &&
-             std::memcmp(key(todo[s]), key(todo[e]), static_cast<size_t>(k)) ==
-                 0)
+      while (e < todo.size() && std::memcmp(key(todo[s]), key(todo[e]),
+                                            static_cast<size_t>(k)) == 0)
         ++e;
       cols.assign(todo.begin() + s, todo.begin() + e);
       f.clear();
@@ -188,7 +187,8 @@ inline void bpp_chunk(Mat& z, const Mat& g, const Mat& b, Index c0, Index len,
     }
     todo.swap(next);
   }
-  for (Index j = 0; j < len; ++j) st.max_steps = std::max(st.max_steps, steps[j]);
+  for (Index j = 0; j < len; ++j)
+    st.max_steps = std::max(st.max_steps, steps[j]);
 }
 
 }  // namespace detail
