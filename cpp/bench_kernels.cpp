@@ -316,6 +316,14 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
 
   {  // ANLS, both factors exact by BPP, warm started
     Mat wt = w0.transpose(), h = h0, b, g;
+    nmfkit::BppStats st;
+    long fact = 0, solves = 0, cols = 0;
+    int steps = 0;
+    auto tally = [&] {
+      fact += st.factorisations;
+      solves += st.column_solves;
+      steps = std::max(steps, st.max_steps);
+    };
     Mat hht = h * h.transpose();
     Phases ph;
     const Trace tr = run(
@@ -323,13 +331,17 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
           ph.lap();
           d.left_mult_t(h, b, threads);  // H X', k x m
           ph.lap(0);
-          nmfkit::nnls_bpp(wt, hht, b, threads, true);
+          nmfkit::nnls_bpp(wt, hht, b, threads, true, 0, &st);
+          tally();
+          cols += wt.cols();
           ph.lap(1);
           g = wt * wt.transpose();
           ph.lap(2);
           d.left_mult(wt, b, threads);  // W' X, k x n
           ph.lap(0);
-          nmfkit::nnls_bpp(h, g, b, threads, true);
+          nmfkit::nnls_bpp(h, g, b, threads, true, 0, &st);
+          tally();
+          cols += h.cols();
           ph.lap(1);
           hht = h * h.transpose();
           const double e = nmfkit::relative_error(
@@ -340,6 +352,11 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
         g_max_iter);
     report("anls-bpp", tr, target);
     ph.print("bpp");
+    std::printf(
+        "    bpp: %.2f solves per column, %.2f columns per "
+        "factorisation, at most %d steps\n",
+        static_cast<double>(solves) / cols,
+        static_cast<double>(solves) / std::max(fact, 1L), steps);
   }
   for (int inner : {1, 10}) {  // HALS by component, m x k and n x k layouts
     if (inner == 1 && !all) continue;

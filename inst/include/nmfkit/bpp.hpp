@@ -79,7 +79,15 @@ inline void bpp_chunk(Mat& z, const Mat& g, const Mat& b, Index c0, Index len,
   auto key = [&](Index j) { return &passive[static_cast<size_t>(j * k)]; };
   std::vector<Index> todo(len), f, a, cols;
   std::iota(todo.begin(), todo.end(), Index{0});
-  Mat gff, gaf, rhs, sol;
+  // Work space sized once: the factorisation and solves run in place in
+  // its corners, so a step allocates nothing (most groups are 1-2 columns).
+  Mat gbuf(k, k), gabuf(k, k), sbuf(k, len);
+  auto fill_gff = [&](Index nf, double shift) {
+    for (Index c = 0; c < nf; ++c) {
+      for (Index r = 0; r < nf; ++r) gbuf(r, c) = g(f[r], f[c]);
+      gbuf(c, c) += shift;
+    }
+  };
   while (!todo.empty()) {
     // Columns with the same passive set share one factorisation of G_FF.
     std::stable_sort(todo.begin(), todo.end(), [&](Index u, Index v) {
@@ -95,35 +103,27 @@ inline void bpp_chunk(Mat& z, const Mat& g, const Mat& b, Index c0, Index len,
       a.clear();
       for (Index i = 0; i < k; ++i) (key(cols[0])[i] ? f : a).push_back(i);
       const Index nf = f.size(), na = a.size(), nc = cols.size();
-      rhs.resize(nf, nc);
+      auto sol = sbuf.topLeftCorner(nf, nc);
       for (Index c = 0; c < nc; ++c)
-        for (Index r = 0; r < nf; ++r) rhs(r, c) = b(f[r], c0 + cols[c]);
+        for (Index r = 0; r < nf; ++r) sol(r, c) = b(f[r], c0 + cols[c]);
       if (nf > 0) {
-        gff.resize(nf, nf);
-        for (Index c = 0; c < nf; ++c)
-          for (Index r = 0; r < nf; ++r) gff(r, c) = g(f[r], f[c]);
-        Eigen::LLT<Mat> llt(gff);
+        fill_gff(nf, 0.0);
+        Eigen::Ref<Mat> gff(gbuf.topLeftCorner(nf, nf));
+        Eigen::LLT<Eigen::Ref<Mat>> llt(gff);  // in place
         bool singular = llt.info() != Eigen::Success;
-        if (!singular) {
-          const Mat& l = llt.matrixLLT();
-          for (Index r = 0; r < nf && !singular; ++r)
-            singular = l(r, r) * l(r, r) < kBppSingular * gff(r, r);
-        }
+        for (Index r = 0; r < nf && !singular; ++r)
+          singular = gff(r, r) * gff(r, r) < kBppSingular * g(f[r], f[r]);
         if (singular) {
-          gff.diagonal().array() += ridge;
+          fill_gff(nf, ridge);
           llt.compute(gff);
         }
-        sol = llt.solve(rhs);
+        llt.solveInPlace(sol);
         ++st.factorisations;
-      } else {
-        sol.resize(0, nc);
       }
+      auto gaf = gabuf.topLeftCorner(na, nf);
+      for (Index c = 0; c < nf; ++c)
+        for (Index r = 0; r < na; ++r) gaf(r, c) = g(a[r], f[c]);
       st.column_solves += nc;
-      if (na > 0) {
-        gaf.resize(na, nf);
-        for (Index c = 0; c < nf; ++c)
-          for (Index r = 0; r < na; ++r) gaf(r, c) = g(a[r], f[c]);
-      }
       for (Index c = 0; c < nc; ++c) {
         const Index j = cols[c];
         auto zj = z.col(c0 + j);
