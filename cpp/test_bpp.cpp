@@ -114,6 +114,13 @@ TEST_CASE("BPP returns a minimiser for a rank-deficient G without crashing") {
   const double fb = objective(z, g, b), fc = objective(zcd, g, b);
   CHECK(fb <= fc + 1e-9 * std::abs(fc));
   CHECK(kkt_error(z, g, b) < 1e-8);
+  // Columns out of pivoting steps are finished by coordinate descent.
+  const System s = make_system(6, 40, 304);
+  Mat zf, ze;
+  CHECK(nmfkit::nnls_bpp(zf, s.g, s.b, 1, false, 1) > 0);
+  nmfkit::nnls_bpp(ze, s.g, s.b, 1);
+  CHECK(zf.minCoeff() >= 0.0);
+  CHECK((zf - ze).cwiseAbs().maxCoeff() < 1e-8 * ze.cwiseAbs().maxCoeff());
   // G = 0 entirely: everything is pinned at 0.
   Mat z0;
   nmfkit::nnls_bpp(z0, Mat::Zero(4, 4), Mat::Zero(4, 3), 1);
