@@ -31,7 +31,7 @@ validate_nmfkit <- function(object) {
     all(object$W >= 0), all(object$H >= 0),
     length(object$loss) == object$iterations || length(object$loss) == 0L,
     object$status %in% c("converged", "max_iter", "interrupted",
-                         "numerical_error")
+                         "numerical_error", "degenerate")
   )
   invisible(object)
 }

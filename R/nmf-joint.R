@@ -95,9 +95,17 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
     x2 <- normalize_columns(x2)
   }
   y <- pool_columns(x1, x2)
-  start <- init_factors(y, rank, init, control$threads, call = call,
+  # data near 1e-200 or .Machine$double.xmax (normalize = FALSE): fit
+  # y / 2^e (exact) and scale back; p-bar is scale-free
+  e <- data_exponent(y)
+  ys <- scale_data(y, e)
+  start <- init_factors(ys, rank, init, control$threads, call = call,
                         column_v = TRUE)
-  fit <- run_nmf(y, start, "hals", control)
+  if (is.list(init)) start <- lapply(start, `*`, 2^(-e / 2))
+  fit <- run_nmf(ys, start, "hals", control)
+  fit$W <- fit$W * 2^(e / 2)
+  fit$H <- fit$H * 2^(e / 2)
+  fit$status <- fit_status(fit$W, fit$H, fit$status)
   u <- if (pbar == "montecarlo") {
     matrix(stats::runif(samples * rank), samples, rank)
   }

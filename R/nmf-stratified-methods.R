@@ -159,8 +159,14 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
   }
   tol <- check_number(tol, min = 0)
   max_passes <- check_count(max_passes, min = 1)
-  h <- r_stratified_coef(newdata, input$group, object$W, object$V, tol,
-                         max_passes, object$control$threads)
+  # scale-equivariant: solve on powers-of-two-scaled data when products
+  # would overflow or underflow (as predict.nmfkit())
+  ex <- max(data_exponent(newdata), data_exponent(object$V))
+  ew <- data_exponent(object$W)
+  h <- r_stratified_coef(scale_data(newdata, ex), input$group,
+                         scale_data(object$W, ew), scale_data(object$V, ex),
+                         tol, max_passes, object$control$threads) *
+    2^(ex - ew)
   dimnames(h) <- list(colnames(object$W), colnames(newdata))
   h
 }
