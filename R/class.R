@@ -50,11 +50,45 @@ variant_label <- function(object) {
 }
 
 # The data a model was fitted to, or an error saying how to supply it.
+# Data passed by the user go through as_model_scale(), so that they are on
+# the scale of the kept data (normalised histograms or columns).
 model_data <- function(object, x = NULL, call = rlang::caller_env()) {
-  if (!is.null(x)) return(check_newdata(x, nrow(object$W), arg = "x", call = call))
+  if (!is.null(x)) {
+    if (inherits(object, "nmfkit_stratified") && is.list(x) &&
+        !is.data.frame(x)) {
+      x <- stratified_input(x, NULL, levels = levels(object$strata),
+                            arg = "x", call = call)$x
+    }
+    x <- check_newdata(x, nrow(object$W), arg = "x", call = call)
+    return(as_model_scale(object, x))
+  }
   if (is.null(object$data)) {
     abort_nmfkit(c("This fit does not keep its data.",
-                   "i" = "Pass the data as {.arg x}."), "data", call = call)
+                   "i" = "Pass the data as {.arg x}, or fit with {.code keep_data = TRUE}."),
+                 "data", call = call)
   }
   object$data
+}
+
+# The user's data on the scale the model was fitted to: as is for most
+# variants; Wasserstein NMF and joint NMF (normalize = TRUE) fit normalised
+# columns, so fitted() and residuals() compare with those.
+as_model_scale <- function(object, x) UseMethod("as_model_scale")
+#' @export
+as_model_scale.default <- function(object, x) x
+#' @export
+as_model_scale.nmfkit_wasserstein <- function(object, x) {
+  x <- as.matrix(x)
+  mass <- colSums(x)
+  mass[mass == 0] <- 1
+  x / rep(mass, each = nrow(x))
+}
+#' @export
+as_model_scale.nmfkit_joint <- function(object, x) {
+  if (!isTRUE(object$normalize) || ncol(x) != length(object$set)) return(x)
+  in1 <- object$set == levels(object$set)[1]
+  out <- as.matrix(x)
+  out[, in1] <- as.matrix(normalize_columns(x[, in1, drop = FALSE]))
+  out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
+  out
 }

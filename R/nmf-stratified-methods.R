@@ -40,14 +40,17 @@ print_extra.nmfkit_stratified <- function(x, digits = 4L, ...) {
 #' @export
 summary.nmfkit_stratified <- function(object, ...) {
   out <- NextMethod()
-  parts <- stratified_parts(object, object$data)
+  # without kept data the losses are unknown (NA); the shares need no data
+  x <- object$data
+  if (is.null(x)) x <- matrix(NA_real_, nrow(object$W), ncol(object$H))
+  parts <- stratified_parts(object, x)
   fitted_mass <- parts$shift_mass + parts$basis_mass
   out$relative_error <- sqrt(sum(parts$sq_error) / sum(parts$sq_norm))
   out$strata <- data.frame(
     stratum = levels(object$strata),
     samples = as.integer(table(object$strata)),
     shift_share = ifelse(fitted_mass > 0, parts$shift_mass / fitted_mass, 0),
-    normalized_loss = ifelse(parts$sq_norm > 0,
+    normalized_loss = ifelse(is.na(parts$sq_norm) | parts$sq_norm > 0,
                              sqrt(parts$sq_error / parts$sq_norm), 0),
     row.names = NULL
   )

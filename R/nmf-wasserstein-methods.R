@@ -213,6 +213,8 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
 #' @param x A fitted `nmfkit_wasserstein` model.
 #' @param type `"basis"`, `"coef"` or `"loss"`.
 #' @param components Which atoms to draw; all by default.
+#' @param image_dim Image size `c(rows, columns)`: draw the atoms as images
+#'   (the fit's grid by default, when it has one).
 #' @param ... Passed to the graphics functions.
 #' @return `x`, invisibly.
 #' @examples
@@ -224,11 +226,13 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
 #' plot(fit, type = "loss")
 #' @export
 plot.nmfkit_wasserstein <- function(x, type = c("basis", "coef", "loss"),
-                                    components = NULL, ...) {
+                                    components = NULL,
+                                    image_dim = x$image_dim, ...) {
   type <- rlang::arg_match(type)
-  one_d <- !is.null(x$coords) && !is.matrix(x$coords) && is.null(x$image_dim)
+  one_d <- !is.null(x$coords) && !is.matrix(x$coords) && is.null(image_dim)
   if (type != "basis" || !one_d) {
-    return(plot.nmfkit(x, type = type, components = components, ...))
+    return(plot.nmfkit(x, type = type, image_dim = image_dim,
+                       components = components, ...))
   }
   comp <- select_components(x, components)
   ord <- order(x$coords)
