@@ -73,22 +73,20 @@ model_data <- function(object, x = NULL, call = rlang::caller_env()) {
 # The user's data on the scale the model was fitted to: as is for most
 # variants; Wasserstein NMF and joint NMF (normalize = TRUE) fit normalised
 # columns, so fitted() and residuals() compare with those.
-as_model_scale <- function(object, x) UseMethod("as_model_scale")
-#' @export
-as_model_scale.default <- function(object, x) x
-#' @export
-as_model_scale.nmfkit_wasserstein <- function(object, x) {
-  x <- as.matrix(x)
-  mass <- colSums(x)
-  mass[mass == 0] <- 1
-  x / rep(mass, each = nrow(x))
-}
-#' @export
-as_model_scale.nmfkit_joint <- function(object, x) {
-  if (!isTRUE(object$normalize) || ncol(x) != length(object$set)) return(x)
-  in1 <- object$set == levels(object$set)[1]
-  out <- as.matrix(x)
-  out[, in1] <- as.matrix(normalize_columns(x[, in1, drop = FALSE]))
-  out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
-  out
+as_model_scale <- function(object, x) {
+  if (inherits(object, "nmfkit_wasserstein")) {
+    x <- as.matrix(x)
+    mass <- colSums(x)
+    mass[mass == 0] <- 1
+    return(x / rep(mass, each = nrow(x)))
+  }
+  if (inherits(object, "nmfkit_joint") && isTRUE(object$normalize) &&
+      ncol(x) == length(object$set)) {
+    in1 <- object$set == levels(object$set)[1]
+    out <- as.matrix(x)
+    out[, in1] <- as.matrix(normalize_columns(x[, in1, drop = FALSE]))
+    out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
+    return(out)
+  }
+  x
 }
