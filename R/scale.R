@@ -13,14 +13,18 @@ data_exponent <- function(x) {
   ceiling(log2(mx))
 }
 
-# x / 2^e, staying sparse; e = 0 returns x itself (no copy).
+# x / 2^e, staying sparse; e = 0 returns x itself (no copy). Subnormal data
+# need e below -1023, where 2^-e overflows: multiply in steps.
 scale_data <- function(x, e) {
   if (e == 0) return(x)
+  steps <- rep(sign(-e) * 1000, abs(e) %/% 1000)
+  steps <- c(steps, -e - sum(steps))
   if (inherits(x, "dgCMatrix")) {
-    x@x <- x@x * 2^-e
+    for (s in steps) x@x <- x@x * 2^s
     return(x)
   }
-  x * 2^-e
+  for (s in steps) x <- x * 2^s
+  x
 }
 
 # The status of a finished fit: "numerical_error" when a factor is not

@@ -56,6 +56,16 @@ test_that("nmf() fits data near 1e-200 and near double.xmax", {
   }
 })
 
+test_that("subnormal data are fitted like unit-scale data", {
+  x <- matrix(c(3, 1, 2, 5, 4, 1, 2, 2, 6), 3) * 1e-320  # subnormal
+  ref <- nmf(matrix(c(3, 1, 2, 5, 4, 1, 2, 2, 6), 3), 1)
+  fit <- expect_no_warning(nmf(x, 1))
+  expect_true(fit$status %in% c("converged", "max_iter"))
+  expect_true(all(fit$W > 0) && all(is.finite(fit$H)))
+  # subnormals carry few digits: the data (and fit) are rounded versions
+  expect_equal(tail(fit$loss, 1), tail(ref$loss, 1), tolerance = 1e-3)
+})
+
 test_that("predict() is finite and equivariant near double.xmax", {
   x <- small_data()
   ctl <- nmf_control(tol = 1e-10, max_iter = 2000)
