@@ -74,12 +74,7 @@ model_data <- function(object, x = NULL, call = rlang::caller_env()) {
 # variants; Wasserstein NMF and joint NMF (normalize = TRUE) fit normalised
 # columns, so fitted() and residuals() compare with those.
 as_model_scale <- function(object, x) {
-  if (inherits(object, "nmfkit_wasserstein")) {
-    x <- as.matrix(x)
-    mass <- colSums(x)
-    mass[mass == 0] <- 1
-    return(x / rep(mass, each = nrow(x)))
-  }
+  if (inherits(object, "nmfkit_wasserstein")) return(unit_mass(x))
   if (inherits(object, "nmfkit_joint") && isTRUE(object$normalize) &&
       ncol(x) == length(object$set)) {
     in1 <- object$set == levels(object$set)[1]

@@ -256,9 +256,22 @@ check_histograms <- function(x, arg = rlang::caller_arg(x),
                     class = "nmfkit_message_normalise")
   }
   image_dim <- attr(x, "image_dim")
-  x <- sweep(x, 2, mass, "/")
+  x <- unit_mass(x)
   attr(x, "image_dim") <- image_dim
   x
+}
+
+# Columns scaled to sum to one, through the column maxima first so that
+# masses near .Machine$double.xmax (whose sums overflow) or subnormal ones
+# normalise as well as unit-scale ones. Zero columns stay zero.
+unit_mass <- function(x) {
+  x <- as.matrix(x)
+  mx <- apply(x, 2, max)
+  mx[mx == 0] <- 1
+  y <- x / rep(mx, each = nrow(x))
+  mass <- colSums(y)
+  mass[mass == 0] <- 1
+  y / rep(mass, each = nrow(y))
 }
 
 check_rho <- function(rho, arg = rlang::caller_arg(rho),

@@ -180,3 +180,27 @@ test_that("nmf_wasserstein() ignores the scale of each histogram", {
     expect_equal(fit$H, ref$H, tolerance = 1e-5)
   }
 })
+
+test_that("histograms near double.xmax or subnormal normalise and fit", {
+  withr::with_seed(3, d <- wasserstein_gm_data(n = 12L, bins = 15L))
+  ctl <- nmf_control(max_iter = 30)
+  set.seed(1)
+  ref <- suppressMessages(nmf_wasserstein(d$x, 2, coords = d$t, outer = 2,
+                                          control = ctl))
+  # largest entry xmax / 2: the column sums overflow; and subnormal
+  # (subnormals keep about 8 digits: a looser tolerance there)
+  for (top in c(.Machine$double.xmax / 2, 1e-315)) {
+    xc <- d$x / max(d$x) * top
+    set.seed(1)
+    fit <- suppressMessages(nmf_wasserstein(xc, 2, coords = d$t,
+                                            outer = 2, control = ctl))
+    expect_equal(fit$W, ref$W, tolerance = if (top > 1) 1e-5 else 1e-2)
+    h <- suppressMessages(predict(fit, xc[, 1:3]))
+    expect_true(all(is.finite(h)))
+    expect_equal(residuals(fit, x = xc), residuals(fit), tolerance = 1e-10)
+  }
+  expect_equal(suppressMessages(ot_distance(d$x[, 1] * 1e308, d$x[, 2],
+                                            coords = d$t)),
+               suppressMessages(ot_distance(d$x[, 1], d$x[, 2],
+                                            coords = d$t)))
+})
