@@ -13,8 +13,8 @@ r_nmf <- function(x, w, h, method, control, callback) {
     .Call(`_nmfkit_r_nmf`, x, w, h, method, control, callback)
 }
 
-r_nndsvd <- function(x, k, omega, fill, x_mean, rw, rh, power_iter, threads, v_by_columns = FALSE) {
-    .Call(`_nmfkit_r_nndsvd`, x, k, omega, fill, x_mean, rw, rh, power_iter, threads, v_by_columns)
+r_nndsvd <- function(x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns = FALSE) {
+    .Call(`_nmfkit_r_nndsvd`, x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns)
 }
 
 r_rsvd <- function(x, k, omega, power_iter, threads) {

@@ -31,7 +31,7 @@ validate_nmfkit <- function(object) {
     all(object$W >= 0), all(object$H >= 0),
     length(object$loss) == object$iterations || length(object$loss) == 0L,
     object$status %in% c("converged", "max_iter", "interrupted",
-                         "numerical_error")
+                         "numerical_error", "degenerate")
   )
   invisible(object)
 }
@@ -50,9 +50,16 @@ variant_label <- function(object) {
 }
 
 # The data a model was fitted to, or an error saying how to supply it.
+# Data passed by the user go through as_model_scale(), so that they are on
+# the scale of the kept data (normalised histograms or columns).
 model_data <- function(object, x = NULL, arg = "x",
                        call = rlang::caller_env()) {
   if (!is.null(x)) {
+    if (inherits(object, "nmfkit_stratified") && is.list(x) &&
+        !is.data.frame(x)) {
+      x <- stratified_input(x, NULL, levels = levels(object$strata),
+                            arg = arg, call = call)$x
+    }
     x <- check_newdata(x, nrow(object$W), arg = arg, call = call)
     if (ncol(x) != ncol(object$H)) {
       abort_nmfkit(c("{.arg {arg}} must be the data of the fit: {ncol(object$H)} sample{?s} (columns).",
@@ -60,11 +67,28 @@ model_data <- function(object, x = NULL, arg = "x",
                      "i" = "For new samples use {.fn predict}."),
                    "dimension", call = call)
     }
-    return(x)
+    return(as_model_scale(object, x))
   }
   if (is.null(object$data)) {
     abort_nmfkit(c("This fit does not keep its data.",
-                   "i" = "Pass the data as {.arg x}."), "data", call = call)
+                   "i" = "Pass the data as {.arg x}, or fit with {.code keep_data = TRUE}."),
+                 "data", call = call)
   }
   object$data
+}
+
+# The user's data on the scale the model was fitted to: as is for most
+# variants; Wasserstein NMF and joint NMF (normalize = TRUE) fit normalised
+# columns, so fitted() and residuals() compare with those.
+as_model_scale <- function(object, x) {
+  if (inherits(object, "nmfkit_wasserstein")) return(unit_mass(x))
+  if (inherits(object, "nmfkit_joint") && isTRUE(object$normalize) &&
+      ncol(x) == length(object$set)) {
+    in1 <- object$set == levels(object$set)[1]
+    out <- as.matrix(x)
+    out[, in1] <- as.matrix(normalize_columns(x[, in1, drop = FALSE]))
+    out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
+    return(out)
+  }
+  x
 }

@@ -14,7 +14,13 @@ abort_nmfkit <- function(message, what, ..., call = rlang::caller_env(),
 # A fit that stopped on its iteration cap although the user asked for a
 # tolerance, or that stopped on a numerical error.
 warn_status <- function(status, control, iterations, call) {
-  if (identical(status, "numerical_error")) {
+  if (identical(status, "degenerate")) {
+    cli::cli_warn(
+      c("The fit is zero: every component has an all-zero basis vector or coefficient row, so {.code W %*% H} is 0 (relative error 1).",
+        "i" = "The status is {.val degenerate}, not converged. A zero {.arg init} stays zero; try another {.arg init}."),
+      class = c("nmfkit_warning_degenerate", "nmfkit_warning"), call = call
+    )
+  } else if (identical(status, "numerical_error")) {
     cli::cli_warn(
       c("The fit stopped after {iterations} iteration{?s} on a numerical error.",
         "i" = "The factors are those of the last finite iteration; try another {.arg init}."),

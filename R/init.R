@@ -39,10 +39,13 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
   l <- min(rank + 10L, nrow(x), ncol(x))
   omega <- matrix(stats::rnorm(ncol(x) * l), ncol(x), l)
   fill <- switch(init, nndsvd = "none", nndsvda = "mean", nndsvdar = "random")
+  # the typical factor entry: k products of it make mean(x), and it scales
+  # like the factors (sqrt(x)), so c * x starts from sqrt(c) times the start
+  scale <- sqrt(x_mean / rank)
   rw <- rh <- NULL
   if (fill == "random") {
     rw <- matrix(stats::runif(nrow(x) * rank), nrow(x), rank)
     rh <- matrix(stats::runif(rank * ncol(x)), rank, ncol(x))
   }
-  r_nndsvd(x, rank, omega, fill, x_mean, rw, rh, 7L, threads, column_v)
+  r_nndsvd(x, rank, omega, fill, scale, rw, rh, 7L, threads, column_v)
 }

@@ -41,6 +41,7 @@ status_label <- function(status) {
     max_iter = "iteration cap reached",
     interrupted = "interrupted",
     numerical_error = "numerical error",
+    degenerate = "degenerate: zero fit, not converged",
     status
   )
 }

@@ -33,6 +33,9 @@
 #' @param init Starting point of the factorisation, as in [nmf()].
 #' @param control Solver settings from [nmf_control()].
 #' @param labels Names of the two sets, used for `set` and in printing.
+#' @param keep_data Keep the pooled (normalised) data in the model for
+#'   [fitted()] and [residuals()]; with `FALSE` pass `cbind(x1, x2)` to them
+#'   as `x` (normalised there as here).
 #' @return An object of class `c("nmfkit_joint", "nmfkit")`: the fields of
 #'   [nmf()] (`W`, `H` for the pooled, normalised data) plus `set` (a factor
 #'   telling which columns of `H` came from which set), `p` (p-bar, named by
@@ -58,7 +61,7 @@
 nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
                       samples = 1000, normalize = TRUE, init = "nndsvda",
                       control = nmf_control(max_iter = 200),
-                      labels = c("x1", "x2")) {
+                      labels = c("x1", "x2"), keep_data = TRUE) {
   call <- match.call()
   x1 <- check_data(x1)
   x2 <- check_data(x2)
@@ -70,6 +73,7 @@ nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
   check_flag(normalize)
   control <- check_control(control, fn = "nmf_joint")
   labels <- check_labels(labels)
+  check_flag(keep_data)
   image_dim <- attr(x1, "image_dim")
   if (is.null(image_dim)) image_dim <- attr(x2, "image_dim")
 
@@ -77,7 +81,8 @@ nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
   warn_status(fit$status, control, fit$iterations, call)
   y <- fit$y
   new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-             control, variant = "joint", x = y, dimnames = dimnames(y),
+             control, variant = "joint", x = if (keep_data) y,
+             dimnames = dimnames(y),
              set = factor(rep(labels, c(ncol(x1), ncol(x2))),
                           levels = labels),
              p = stats::setNames(fit$p, paste0("nmf", seq_len(rank))),
@@ -95,9 +100,17 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
     x2 <- normalize_columns(x2)
   }
   y <- pool_columns(x1, x2)
-  start <- init_factors(y, rank, init, control$threads, call = call,
+  # data near 1e-200 or .Machine$double.xmax (normalize = FALSE): fit
+  # y / 2^e (exact) and scale back; p-bar is scale-free
+  e <- data_exponent(y)
+  ys <- scale_data(y, e)
+  start <- init_factors(ys, rank, init, control$threads, call = call,
                         column_v = TRUE)
-  fit <- run_nmf(y, start, "hals", control)
+  if (is.list(init)) start <- lapply(start, `*`, 2^(-e / 2))
+  fit <- run_nmf(ys, start, "hals", control)
+  fit$W <- fit$W * 2^(e / 2)
+  fit$H <- fit$H * 2^(e / 2)
+  fit$status <- fit_status(fit$W, fit$H, fit$status)
   u <- if (pbar == "montecarlo") {
     matrix(stats::runif(samples * rank), samples, rank)
   }

@@ -87,34 +87,40 @@ fitted.nmfkit_shift <- function(object, ...) {
 #'   fit's image size.
 #' @param inner Sweeps of block coordinate descent.
 #' @param ... Unused; an argument given here is an error (a misspelling).
-#' @return A list with `H` (coefficients, atoms x images), `shifts` (list of
-#'   `row` and `col` offset matrices), `g` (0-based shift indices) and
-#'   `relative_error` of the projection.
+#' @return The coefficients, an atoms x images matrix like every
+#'   `predict()` of nmfkit, with the placements as attributes: `shifts`
+#'   (list of `row` and `col` offset matrices), `g` (0-based shift indices)
+#'   and `relative_error` of the projection. Without `newdata`, the fit's own
+#'   `H` with its shifts.
 #' @examples
 #' set.seed(3)
 #' sim <- shifted_shapes(8)
 #' fit <- nmf_shift(sim$x[, 1:6], rank = 2, restarts = 1,
 #'                  image_dim = sim$image_dim)
-#' predict(fit, sim$x[, 7:8])$shifts
+#' h <- predict(fit, sim$x[, 7:8])
+#' h
+#' attr(h, "shifts")
 #' @export
 predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
   check_dots_empty()
   if (missing(newdata)) {
-    return(list(H = object$H, shifts = object$shifts, g = object$g,
-                relative_error = utils::tail(object$loss, 1)))
+    return(structure(object$H, shifts = object$shifts, g = object$g,
+                     relative_error = utils::tail(object$loss, 1)))
   }
   newdata <- check_newdata(newdata, nrow(object$W))
   if (inherits(newdata, "dgCMatrix")) newdata <- as.matrix(newdata)
   inner <- check_count(inner, min = 1)
-  p <- r_shift_project(newdata, object$W, object$image_dim, object$shift,
-                       inner, object$control)
+  # scale-equivariant (unit atoms): project newdata / 2^e, scale H back
+  e <- data_exponent(newdata)
+  p <- r_shift_project(scale_data(newdata, e), object$W, object$image_dim,
+                       object$shift, inner, object$control)
   dn <- list(colnames(object$W), colnames(newdata))
-  H <- p$H
+  H <- p$H * 2^e
   g <- p$G
   storage.mode(g) <- "integer"
   dimnames(H) <- dimnames(g) <- dn
-  list(H = H, shifts = shift_offsets(g, object$image_dim, dn), g = g,
-       relative_error = p$loss)
+  structure(H, shifts = shift_offsets(g, object$image_dim, dn), g = g,
+            relative_error = p$loss)
 }
 
 #' Plot a shift-invariant NMF fit
@@ -128,9 +134,10 @@ predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
 #' @param type What to draw.
 #' @param images Images to draw for `"placements"` (indices); the first six
 #'   by default.
-#' @param image_dim Image size `c(rows, columns)` for `"basis"`; the fit's
-#'   by default. `"placements"` always uses the fit's.
 #' @param components Atoms to draw (indices or names); all by default.
+#' @param image_dim Image size `c(rows, columns)` for `"basis"`; the fit's
+#'   by default. `"placements"` always draws in the fit's geometry, where its
+#'   shifts live.
 #' @param data The images, when the fit does not keep them.
 #' @param ... Passed to [graphics::image()].
 #' @return `x`, invisibly.

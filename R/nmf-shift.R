@@ -26,7 +26,10 @@
 #'   `control$tol` between outer iterations, when the shifts cycle without
 #'   progress, or after `control$max_iter` iterations. The problem is not
 #'   convex: `restarts` random starts are run (atoms uniform on `[0, 1)`,
-#'   coefficients uniform, shifts uniform) and the best fit is kept. All draws
+#'   coefficients uniform on `[0, sqrt(mean(colSums(x^2)) / rank))`, in the
+#'   units of the data, shifts uniform) and the best fit is kept. Fitting
+#'   `c * x` takes the same iterations and gives `c` times the coefficients
+#'   (the atoms have unit norm). All draws
 #'   use R's RNG, and any number of threads gives the same result.
 #' * With `instances = K`, the paper's two-stage method finds parts that
 #'   occur several times in one image: a first fit with `K` atoms (one per
@@ -119,6 +122,7 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
   } else {
     do.call(fit_shift_two_stage, c(list(x, rank, instances), args))
   }
+  fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   out <- new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
                     control, variant = "shift", x = if (keep_data) x,
@@ -192,7 +196,14 @@ instances.nmfkit_shift <- function(object, threshold = NULL, ...) {
 # random (the second stage, whose data are atoms).
 fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
                             restarts, control, seed_atoms = FALSE) {
-  starts <- shift_starts(nrow(x), ncol(x), rank, restarts, control$h_start)
+  # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact); the
+  # atoms have unit norm, so only the coefficients scale back
+  e <- data_exponent(x)
+  x <- scale_data(x, e)
+  # coefficients start in the units of the data: with unit-norm atoms,
+  # rank coefficients of size sqrt(mean ||x_j||^2 / rank) make an image's norm
+  starts <- shift_starts(nrow(x), ncol(x), rank, restarts, control$h_start,
+                         scale = sqrt(mean(colSums(x^2)) / rank))
   if (seed_atoms) {
     for (i in seq_along(starts)) {
       starts[[i]]$W <- x[, sample.int(ncol(x), rank), drop = FALSE]
@@ -201,6 +212,7 @@ fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
   fit <- r_shift_nmf(x, image_dim, shift, w_step, inner, starts, control,
                      progress_callback(control))
   storage.mode(fit$G) <- "integer"
+  fit$H <- fit$H * 2^e
   centre_atoms(fit, image_dim, shift)
 }
 
@@ -251,14 +263,14 @@ inverse_shift <- function(g, image_dim, shift) {
   as.integer((r - g %% r) %% r + r * ((s - g %/% r) %% s))
 }
 
-shift_starts <- function(n, m, rank, restarts, h_start) {
+shift_starts <- function(n, m, rank, restarts, h_start, scale = 1) {
   lapply(seq_len(restarts), function(i) {
     W <- matrix(stats::runif(n * rank), n, rank)
     if (identical(h_start, "zero")) {
       rho <- matrix(0, rank, m)
       G <- matrix(0L, rank, m)
     } else {
-      rho <- matrix(stats::runif(rank * m), rank, m)
+      rho <- matrix(stats::runif(rank * m), rank, m) * scale
       G <- matrix(sample.int(n, rank * m, replace = TRUE) - 1L, rank, m)
     }
     list(W = W, rho = rho, G = G)

@@ -42,14 +42,17 @@ print_extra.nmfkit_stratified <- function(x, digits = 4L, ...) {
 summary.nmfkit_stratified <- function(object, ...) {
   check_dots_empty()
   out <- summary.nmfkit(object)
-  parts <- stratified_parts(object, object$data)
+  # without kept data the losses are unknown (NA); the shares need no data
+  x <- object$data
+  if (is.null(x)) x <- matrix(NA_real_, nrow(object$W), ncol(object$H))
+  parts <- stratified_parts(object, x)
   fitted_mass <- parts$shift_mass + parts$basis_mass
   out$relative_error <- sqrt(sum(parts$sq_error) / sum(parts$sq_norm))
   out$strata <- data.frame(
     stratum = levels(object$strata),
     samples = as.integer(table(object$strata)),
     shift_share = ifelse(fitted_mass > 0, parts$shift_mass / fitted_mass, 0),
-    normalized_loss = ifelse(parts$sq_norm > 0,
+    normalized_loss = ifelse(is.na(parts$sq_norm) | parts$sq_norm > 0,
                              sqrt(parts$sq_error / parts$sq_norm), 0),
     row.names = NULL
   )
@@ -163,8 +166,14 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
   }
   tol <- check_number(tol, min = 0)
   max_passes <- check_count(max_passes, min = 1)
-  h <- r_stratified_coef(newdata, input$group, object$W, object$V, tol,
-                         max_passes, object$control$threads)
+  # scale-equivariant: solve on powers-of-two-scaled data when products
+  # would overflow or underflow (as predict.nmfkit())
+  ex <- max(data_exponent(newdata), data_exponent(object$V))
+  ew <- data_exponent(object$W)
+  h <- r_stratified_coef(scale_data(newdata, ex), input$group,
+                         scale_data(object$W, ew), scale_data(object$V, ex),
+                         tol, max_passes, object$control$threads) *
+    2^(ex - ew)
   dimnames(h) <- list(colnames(object$W), colnames(newdata))
   h
 }

@@ -17,8 +17,10 @@
 #' updates `W` from the new coefficients, as in the paper's Algorithm 1,
 #' whose Theorem 2 shows that the objective never increases;
 #' `"jacobi"` updates both from the old factors, as the authors' code does.
-#' `1e-9` (`nmf_control(eps = )`) is added to every denominator, and nothing
-#' to the numerators: an entry that reaches zero stays zero (for example the
+#' `1e-9` (`nmf_control(eps = )`) times the data's scale is added to every
+#' denominator (`eps * s` for the shifts and `eps * s^1.5` for `W` and `H`,
+#' with `s` the root mean square of the data, the powers at which those
+#' denominators scale), and nothing to the numerators: an entry that reaches zero stays zero (for example the
 #' shift of a feature that is zero throughout its stratum).
 #'
 #' The paper stores samples as rows; nmfkit stores them as columns, so the
@@ -44,9 +46,12 @@
 #' @param update_order `"gauss_seidel"` or `"jacobi"`, see Details.
 #' @param v_updates Number of shift updates per iteration (the paper's `M`),
 #'   a whole number, at least 0 (0 keeps the shifts at their start).
-#' @param init `"random"`, the authors' start (shifts uniform on `[0, 1)`,
-#'   `W` and `H` uniform on `[0, 1)` divided by `sqrt(rank)`, drawn with R's
-#'   RNG), or a list `list(W = , H = , V = )` of starting factors (`H` with
+#' @param init `"random"`, the authors' start made scale-aware (shifts
+#'   uniform on `[0, s)`, `W` and `H` uniform on `[0, sqrt(s))` divided by
+#'   `sqrt(rank)`, with `s = mean(x)`; the authors draw on `[0, 1)`, which
+#'   makes the fit depend on the units of the data); `"authors"`, their
+#'   draws exactly (on `[0, 1)` whatever the data's scale: not
+#'   scale-equivariant, but it reproduces the paper's results); or a list `list(W = , H = , V = )` of starting factors (`H` with
 #'   columns in the order of the samples of `x`, `V` features x strata).
 #' @param control Solver settings from [nmf_control()]: `max_iter` (default
 #'   100), `threads`, `verbose`, `tol` (see Details) and the extra `eps`
@@ -59,8 +64,10 @@
 #'   each iteration), `normalized_loss` (`loss` divided by the Frobenius norm
 #'   of all the data, the paper's normalised loss), `initial_loss` (the loss
 #'   of the starting factors), `update_order`, `v_updates` and the fields of
-#'   every nmfkit model. The data are kept (by reference) for [fitted()] and
-#'   [residuals()].
+#'   every nmfkit model. Fitting `c * x` takes the same iterations and gives
+#'   `sqrt(c)` times `W` and `H`, `c` times `V` and the loss.
+#' @param keep_data Keep a reference to the data (no copy is made) for
+#'   [fitted()] and [residuals()]; with `FALSE` pass the data to them as `x`.
 #' @references Chapman, J., Yaniv, Y. and Needell, D. (2023). Stratified-NMF
 #'   for heterogeneous data. 57th Asilomar Conference on Signals, Systems, and
 #'   Computers. \doi{10.48550/arXiv.2311.10789}
@@ -85,7 +92,8 @@
 nmf_stratified <- function(x, strata = NULL, rank,
                            update_order = c("gauss_seidel", "jacobi"),
                            v_updates = 2, init = "random",
-                           control = nmf_control(max_iter = 100)) {
+                           control = nmf_control(max_iter = 100),
+                           keep_data = TRUE) {
   call <- match.call()
   input <- stratified_input(x, strata)
   x <- input$x
@@ -94,16 +102,33 @@ nmf_stratified <- function(x, strata = NULL, rank,
   v_updates <- check_count(v_updates, min = 0)
   control <- check_control(control, default = nmf_control(max_iter = 100),
                            fn = "nmf_stratified")
-  start <- stratified_init(x, nlevels(input$strata), rank, init)
+  check_flag(keep_data)
+  # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
+  e <- data_exponent(x)
+  xs <- scale_data(x, e)
+  start <- stratified_init(xs, nlevels(input$strata), rank, init)
+  if (is.list(init)) {
+    start <- list(W = start$W * 2^(-e / 2), H = start$H * 2^(-e / 2),
+                  V = start$V * 2^-e)
+  }
 
-  fit <- r_stratified(x, input$group, start$W, start$H, start$V,
+  fit <- r_stratified(xs, input$group, start$W, start$H, start$V,
                       update_order, v_updates, control,
                       progress_callback(control))
+  fit$W <- fit$W * 2^(e / 2)
+  fit$H <- fit$H * 2^(e / 2)
+  fit$V <- fit$V * 2^e
+  fit$loss <- fit$loss * 2^e
+  fit$initial_loss <- fit$initial_loss * 2^e
+  fit$status <- fit_status(cbind(fit$W, fit$V),
+                           rbind(fit$H, matrix(1, ncol(fit$V), ncol(fit$H))),
+                           fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   V <- fit$V
   dimnames(V) <- list(rownames(x), levels(input$strata))
   new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-             control, variant = "stratified", x = x, dimnames = dimnames(x),
+             control, variant = "stratified", x = if (keep_data) x,
+             dimnames = dimnames(x),
              loss_name = "loss", V = V, strata = input$strata,
              normalized_loss = fit$normalized_loss,
              initial_loss = fit$initial_loss, update_order = update_order,
@@ -259,13 +284,17 @@ stratified_init <- function(x, n_strata, rank, init,
       V = check_factor_matrix(init$V, n, n_strata, "init$V", call)
     ))
   }
-  if (!identical(init, "random")) {
-    abort_nmfkit(c("{.arg init} must be {.val random} or a list(W = , H = , V = ).",
+  if (!(identical(init, "random") || identical(init, "authors"))) {
+    abort_nmfkit(c("{.arg init} must be {.val random}, {.val authors} or a list(W = , H = , V = ).",
                    "x" = "It is {.obj_type_friendly {init}}."),
                  "init", call = call)
   }
-  V <- matrix(stats::runif(n * n_strata), n, n_strata)
-  H <- matrix(stats::runif(rank * m), rank, m) / sqrt(rank)
-  W <- matrix(stats::runif(n * rank), n, rank) / sqrt(rank)
+  # "random": the authors' draws in the units of the data, so that c * x
+  # starts from c times the shifts and sqrt(c) times W and H; "authors":
+  # their draws as they are (units of 1, whatever the data's)
+  s <- if (init == "random") sum(x) / (as.double(n) * m) else 1
+  V <- matrix(stats::runif(n * n_strata), n, n_strata) * s
+  H <- matrix(stats::runif(rank * m), rank, m) * sqrt(s / rank)
+  W <- matrix(stats::runif(n * rank), n, rank) * sqrt(s / rank)
   list(W = W, H = H, V = V)
 }

@@ -214,8 +214,9 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
 #'
 #' @param x A fitted `nmfkit_wasserstein` model.
 #' @param type `"basis"`, `"coef"` or `"loss"`.
-#' @param image_dim Image size `c(rows, columns)`: draw the atoms as images.
 #' @param components Which atoms to draw; all by default.
+#' @param image_dim Image size `c(rows, columns)`: draw the atoms as images
+#'   (the fit's grid by default, when it has one).
 #' @param ... Passed to the graphics functions.
 #' @return `x`, invisibly.
 #' @examples

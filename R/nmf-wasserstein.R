@@ -102,6 +102,7 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
   fit <- r_nmf_wasserstein(x, start$W, start$H, ground$spec, epsilon,
                            rho[["weights"]], rho[["dictionary"]], outer,
                            control, progress_callback(control))
+  fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   steps <- rbind(
     steps_frame(fit$dict_steps, "dictionary"),
@@ -117,15 +118,34 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
              steps = steps)
 }
 
-#' Entropic optimal transport between histograms
+#' Optimal transport distances between histograms
 #'
-#' Computes \eqn{OT_\epsilon(a, b) = \min_P \langle P, C\rangle +
+#' By default the Sinkhorn divergence
+#' \deqn{S_\epsilon(a, b) = OT_\epsilon(a, b) - \frac{1}{2} OT_\epsilon(a, a) -
+#' \frac{1}{2} OT_\epsilon(b, b),}{S(a, b) = OT(a, b) - OT(a, a) / 2 - OT(b, b) / 2,}
+#' which is symmetric, nonnegative (for a squared Euclidean ground cost, whose
+#' Gibbs kernel is positive definite) and zero for identical histograms
+#' (Feydy et al., 2019); tiny negative values left by rounding are set to 0.
+#' `type = "entropic"` gives the regularised cost itself,
+#' \eqn{OT_\epsilon(a, b) = \min_P \langle P, C\rangle +
 #' \epsilon \sum P (\log P - 1)} over plans `P` with row sums `a` and column
-#' sums `b`, in the log domain (stable for any `epsilon`). The constant
-#' `-epsilon` (from the `- 1`) is the convention of [nmf_wasserstein()]'s
-#' objective; add `epsilon` to get
-#' \eqn{\langle P, C\rangle + \epsilon \sum P \log P}.
+#' sums `b` (negative for identical or nearby histograms: the entropy term),
+#' and `type = "transport"` the transport cost \eqn{\langle P, C\rangle} of
+#' that entropic plan. The constant `-epsilon` (from the `- 1`) is the
+#' convention of [nmf_wasserstein()]'s objective; add `epsilon` to get
+#' \eqn{\langle P, C\rangle + \epsilon \sum P \log P}. It cancels in the
+#' divergence.
 #'
+#' The ground cost `C` is `cost` when given, used as is. From `coords` it is
+#' the squared Euclidean distance between the bin positions divided by its
+#' mean over all pairs of bins (including each bin with itself); from
+#' `image_dim` the squared Euclidean distance between pixel centres (unit
+#' spacing) divided by its mean over all pairs of pixels; without any of
+#' them, the bins are the points `1, 2, ..., nrow(a)` of a line, scaled the
+#' same way. So `epsilon` is relative to the typical cost, and the values do
+#' not change when `coords` are multiplied by a constant.
+#'
+#' All OT values are computed in the log domain (stable for any `epsilon`).
 #' `method = "sinkhorn"` alternates exact updates of the two dual potentials
 #' (log-domain Sinkhorn); the column sums of the plan are then exact and it
 #' stops when the L1 error of the row sums is at most `control$tol`.
@@ -140,24 +160,32 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #' @param a,b Histograms: vectors, or matrices with one histogram per column
 #'   (a single column is recycled). Normalised to sum to one.
 #' @param cost,coords,image_dim,kernel The ground cost, as in
-#'   [nmf_wasserstein()].
+#'   [nmf_wasserstein()] and Details.
 #' @param epsilon Entropic regularisation, greater than 0.
+#' @param type `"divergence"` (the Sinkhorn divergence), `"entropic"` (the
+#'   regularised OT cost) or `"transport"` (\eqn{\langle P, C\rangle} of the
+#'   entropic plan).
 #' @param method `"sinkhorn"` or `"lbfgs"`.
 #' @param plan Also return the transport plans.
 #' @param control [nmf_control()]: `max_iter` iterations (default 10000) and
 #'   `tol`, the marginal error at which to stop (default `1e-8`).
-#' @return A numeric vector, one cost per pair of columns. With `plan = TRUE`
-#'   a list with `cost`, `transport` (\eqn{\langle P, C\rangle}) and `plan`
-#'   (a list of `m` x `m` plans).
+#' @return A numeric vector, one value of `type` per pair of columns. With
+#'   `plan = TRUE` a list with `cost` (that vector), `entropic`, `transport`
+#'   and `plan` (a list of `m` x `m` plans of the pairs `(a, b)`).
+#' @references Feydy, J., Séjourné, T., Vialard, F.-X., Amari, S., Trouvé, A.
+#'   and Peyré, G. (2019). Interpolating between optimal transport and MMD
+#'   using Sinkhorn divergences. AISTATS 2019.
 #' @examples
 #' t <- seq(0, 1, length.out = 50)
 #' a <- dnorm(t, 0.3, 0.05)
 #' b <- dnorm(t, 0.7, 0.05)
 #' ot_distance(a, cbind(a, b), coords = t, epsilon = 0.01)
+#' ot_distance(a, cbind(a, b), coords = t, epsilon = 0.01, type = "entropic")
 #' @export
 ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
                         epsilon = 0.025,
                         kernel = c("auto", "dense", "separable"),
+                        type = c("divergence", "entropic", "transport"),
                         method = c("sinkhorn", "lbfgs"), plan = FALSE,
                         control = nmf_control(max_iter = 10000, tol = 1e-8)) {
   a <- check_data(as_column(a), arg = "a", allow_zero_matrix = TRUE)
@@ -183,14 +211,30 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
   control <- check_control(control,
                            default = nmf_control(max_iter = 10000, tol = 1e-8),
                            fn = "ot_distance")
+  type <- check_choice(type)
   ground <- ground_cost(nrow(a), cost, coords, image_dim, kernel)
-  res <- ot_pairs(a, b, ground, epsilon, control, method)
-  if (!plan) return(res$cost)
+  # the divergence also needs OT(a, a) and OT(b, b): one batch of 3n pairs
+  both <- type == "divergence"
+  res <- if (both) ot_pairs(cbind(a, a, b), cbind(b, a, b), ground, epsilon,
+                            control, method)
+         else ot_pairs(a, b, ground, epsilon, control, method)
+  entropic <- res$cost[seq_len(n)]
+  value <- entropic
+  if (both) {
+    # identical inputs give bitwise equal OT(a, b) and OT(a, a); only
+    # rounding can go below 0
+    value <- pmax(entropic - (res$cost[n + seq_len(n)] +
+                                res$cost[2L * n + seq_len(n)]) / 2, 0)
+  }
+  if (!plan && type != "transport") return(value)
   c_full <- ground_dense(ground)
-  plans <- lapply(seq_len(n), function(j) ot_plan(res, j, a, c_full, epsilon))
-  list(cost = res$cost,
-       transport = vapply(plans, function(p) sum(p * c_full), numeric(1)),
-       plan = plans)
+  a_all <- if (both) cbind(a, a, b) else a
+  plans <- lapply(seq_len(n), function(j) ot_plan(res, j, a_all, c_full,
+                                                   epsilon))
+  transport <- vapply(plans, function(p) sum(p * c_full), numeric(1))
+  if (type == "transport") value <- transport
+  if (!plan) return(value)
+  list(cost = value, entropic = entropic, transport = transport, plan = plans)
 }
 
 # Helpers ---------------------------------------------------------------------
@@ -228,9 +272,27 @@ check_histograms <- function(x, arg = rlang::caller_arg(x),
                     class = "nmfkit_message_normalise")
   }
   image_dim <- attr(x, "image_dim")
-  x <- sweep(x, 2, mass, "/")
+  x <- unit_mass(x)
   attr(x, "image_dim") <- image_dim
   x
+}
+
+# Columns scaled to sum to one, through the column maxima first so that
+# masses near .Machine$double.xmax (whose sums overflow) or subnormal ones
+# normalise as well as unit-scale ones. Zero columns stay zero.
+unit_mass <- function(x) {
+  x <- as.matrix(x)
+  mass <- colSums(x)
+  if (all(is.finite(mass)) && all(mass == 0 | mass > 2^-900)) {
+    mass[mass == 0] <- 1
+    return(x / rep(mass, each = nrow(x)))  # the usual case, one division
+  }
+  mx <- apply(x, 2, max)
+  mx[mx == 0] <- 1
+  y <- x / rep(mx, each = nrow(x))
+  mass <- colSums(y)
+  mass[mass == 0] <- 1
+  y / rep(mass, each = nrow(y))
 }
 
 check_rho <- function(rho, arg = rlang::caller_arg(rho),

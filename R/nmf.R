@@ -15,9 +15,14 @@
 #' value, or after `control$max_iter` iterations.
 #'
 #' Starting points: `"nndsvda"` (the default) is NNDSVD from a randomized
-#' truncated SVD with zeros filled by `mean(x)`; `"nndsvd"` keeps the zeros;
-#' `"nndsvdar"` fills them with small uniform values; `"random"` draws
-#' uniformly from `[0, sqrt(mean(x) / rank))`. All draws use R's RNG, so
+#' truncated SVD with zeros (entries below `1e-6 * sqrt(mean(x) / rank)`)
+#' filled by `sqrt(mean(x) / rank)`, the typical size of a factor entry
+#' (`rank` products of it make `mean(x)`); `"nndsvd"` keeps the zeros;
+#' `"nndsvdar"` fills them with small uniform values (up to a hundredth of
+#' that); `"random"` draws uniformly from `[0, sqrt(mean(x) / rank))`. Every
+#' start scales like the factors, so `nmf(c * x)` runs the same iterations as
+#' `nmf(x)` and returns `sqrt(c)` times its factors (scikit-learn fills with
+#' `mean(x)`, which makes its fits depend on the scale of the data). All draws use R's RNG, so
 #' `set.seed()` reproduces a fit, and any number of threads gives the same
 #' result.
 #'
@@ -40,7 +45,8 @@
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
 #'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
 #'   iteration), `iterations`, `status` (`"converged"`, `"max_iter"`,
-#'   `"interrupted"` or `"numerical_error"`), `call`, `control`, `rank`,
+#'   `"interrupted"`, `"numerical_error"` or `"degenerate"`: `W H` is zero,
+#'   with a `nmfkit_warning_degenerate`), `call`, `control`, `rank`,
 #'   `dimnames` and `method`. Row names of `x` name the rows of `W`, column
 #'   names of `x` the columns of `H`; components are named `nmf1`, `nmf2`, ...
 #' @seealso [predict.nmfkit()], [plot.nmfkit()], [summary.nmfkit()],
@@ -62,22 +68,32 @@ nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
   check_flag(keep_data)
   image_dim <- attr(x, "image_dim")
 
-  start <- init_factors(x, rank, init, control$threads)
-  fit <- run_nmf(x, start, method, control)
+  # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
+  e <- data_exponent(x)
+  xs <- scale_data(x, e)
+  start <- init_factors(xs, rank, init, control$threads)
+  if (is.list(init)) start <- lapply(start, `*`, 2^(-e / 2))
+  fit <- run_nmf(xs, start, method, control)
   if (nrun > 1L) {
     others <- future.apply::future_lapply(seq_len(nrun - 1L), function(i) {
-      run_nmf(x, init_factors(x, rank, "random", control$threads), method,
+      run_nmf(xs, init_factors(xs, rank, "random", control$threads), method,
               control)
     }, future.seed = TRUE)
-    finals <- vapply(c(list(fit), others), function(f) utils::tail(f$loss, 1),
+    finals <- vapply(c(list(fit), others), function(f) final_loss(f$loss),
                      numeric(1))
     fit <- c(list(fit), others)[[which.min(finals)]]
   }
+  fit$W <- fit$W * 2^(e / 2)
+  fit$H <- fit$H * 2^(e / 2)
+  fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
              control, variant = "nmf", x = if (keep_data) x,
              dimnames = dimnames(x), method = method, image_dim = image_dim)
 }
+
+# The last loss of a run (Inf when it has none).
+final_loss <- function(loss) if (length(loss)) loss[length(loss)] else Inf
 
 # One run of the core solver from the starting factors `start`.
 run_nmf <- function(x, start, method, control) {

@@ -4,7 +4,10 @@
 #' columns of `newdata`. For standard NMF this is the nonnegative least
 #' squares problem `argmin_{H >= 0} ||newdata - W H||_F`, solved by the same
 #' coordinate descent as the fit, to a tight tolerance; it is strictly convex
-#' when `W` has full column rank, so its answer is unique. Variants solve
+#' when `W` has full column rank, so its answer is unique. It is solved on
+#' `newdata` and `W` divided by powers of two when their products would
+#' overflow or underflow (data near `.Machine$double.xmax`), which changes
+#' nothing else. Variants solve
 #' their own subproblem (see their help pages).
 #'
 #' @param object A fitted model.
@@ -29,7 +32,12 @@ predict.nmfkit <- function(object, newdata, tol = 1e-12, max_passes = 2000L,
   newdata <- check_newdata(newdata, nrow(object$W))
   tol <- check_number(tol, min = 0)
   max_passes <- check_count(max_passes, min = 1)
-  h <- r_nnls(newdata, object$W, tol, max_passes, object$control$threads)
+  # NNLS is scale-equivariant: solve with newdata and W divided by powers of
+  # two when their products would overflow or underflow, scale h back
+  ex <- data_exponent(newdata)
+  ew <- data_exponent(object$W)
+  h <- r_nnls(scale_data(newdata, ex), scale_data(object$W, ew), tol,
+              max_passes, object$control$threads) * 2^(ex - ew)
   dimnames(h) <- list(colnames(object$W), colnames(newdata))
   h
 }

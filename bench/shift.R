@@ -84,7 +84,7 @@ for (seed in 1:10) {
     img[seq_len(nrow(s)), seq_len(ncol(s))] <- s
     as.vector(img)
   }, numeric(900))
-  map <- apply(predict(fit, probes)$H, 1, which.max)
+  map <- apply(predict(fit, probes), 1, which.max)
   inst <- instances(fit)
   counts <- matrix(0L, 3, 20)
   for (i in seq_len(nrow(inst))) {
@@ -118,7 +118,7 @@ exact60 <- vapply(1:10, function(seed) {
     img[seq_len(nrow(s)), seq_len(ncol(s))] <- s
     as.vector(img)
   }, numeric(900))
-  map <- apply(predict(fit, probes)$H, 1, which.max)
+  map <- apply(predict(fit, probes), 1, which.max)
   inst <- instances(fit)
   counts <- matrix(0L, 3, 20)
   for (i in seq_len(nrow(inst))) {

@@ -80,17 +80,17 @@ TEST_CASE("NNDSVD does not depend on the SVD's sign convention") {
   const nmfkit::DenseData d(x);
   nmfkit::Svd s = nmfkit::rsvd(d, rnorm(30, 14, 8), 4, 7, 1);
   Mat w1, h1, w2, h2;
-  nmfkit::nndsvd(s, x.mean(), nmfkit::ZeroFill::mean, nullptr, nullptr, w1, h1);
+  nmfkit::nndsvd(s, std::sqrt(x.mean() / 4), nmfkit::ZeroFill::mean, nullptr, nullptr, w1, h1);
   for (Index j = 0; j < 4; ++j) {
     s.u.col(j) *= -1.0;
     s.v.col(j) *= -1.0;
   }
-  nmfkit::nndsvd(s, x.mean(), nmfkit::ZeroFill::mean, nullptr, nullptr, w2, h2);
+  nmfkit::nndsvd(s, std::sqrt(x.mean() / 4), nmfkit::ZeroFill::mean, nullptr, nullptr, w2, h2);
   CHECK((w1 - w2).norm() < 1e-14);
   CHECK((h1 - h2).norm() < 1e-14);
   CHECK((w1.array() > 0).all());  // NNDSVDa leaves no zeros
   Mat w3, h3;
-  nmfkit::nndsvd(s, x.mean(), nmfkit::ZeroFill::none, nullptr, nullptr, w3, h3);
+  nmfkit::nndsvd(s, std::sqrt(x.mean() / 4), nmfkit::ZeroFill::none, nullptr, nullptr, w3, h3);
   CHECK((w3.array() >= 0).all());
   CHECK((w3.array() == 0).any());
 }
@@ -225,4 +225,40 @@ TEST_CASE("nnls_solve reaches the KKT point; ANLS is monotone") {
   const nmfkit::Result r2 =
       nmfkit::nmf(d, runif(40, 4, 74), runif(4, 30, 75), par, hooks);
   CHECK(r.W == r2.W);
+}
+
+TEST_CASE("an overflowing update returns the last finite iterate") {
+  // entries near 1e300: the products overflow in the first iteration
+  const Mat x = runif(20, 15, 31) * 1e300;
+  const nmfkit::DenseData d(x);
+  const Mat w = runif(20, 3, 32), h = runif(3, 15, 33);
+  nmfkit::NullHooks hooks;
+  for (auto method : {nmfkit::Method::hals, nmfkit::Method::mu,
+                      nmfkit::Method::anls}) {
+    nmfkit::NmfParams p;
+    p.method = method;
+    const nmfkit::Result r = nmfkit::nmf(d, w, h, p, hooks);
+    CHECK(r.status == nmfkit::Status::numerical_error);
+    CHECK(r.W.allFinite());
+    CHECK(r.H.allFinite());
+    CHECK(static_cast<int>(r.loss.size()) == r.iterations);
+    for (double l : r.loss) CHECK(std::isfinite(l));
+  }
+}
+
+TEST_CASE("nmf is scale-equivariant (MU's guard is relative)") {
+  const Mat x = runif(30, 20, 41);
+  const Mat w = runif(30, 4, 42), h = runif(4, 20, 43);
+  nmfkit::NullHooks hooks;
+  nmfkit::NmfParams p;
+  p.method = nmfkit::Method::mu;
+  p.max_iter = 50;
+  const nmfkit::Result a = nmfkit::nmf(nmfkit::DenseData(x), w, h, p, hooks);
+  const double c = 1e-12;  // absolute 1e-10 guard would dominate here
+  const Mat xc = x * c;
+  const nmfkit::Result b = nmfkit::nmf(nmfkit::DenseData(xc), w * std::sqrt(c),
+                                       h * std::sqrt(c), p, hooks);
+  CHECK(a.iterations == b.iterations);
+  CHECK((b.W / std::sqrt(c) - a.W).norm() < 1e-8 * a.W.norm());
+  CHECK((b.H / std::sqrt(c) - a.H).norm() < 1e-8 * a.H.norm());
 }

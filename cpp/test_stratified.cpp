@@ -127,7 +127,14 @@ nmfkit::StratifiedResult fit(const Problem& p, int iters,
 }  // namespace
 
 TEST_CASE("stratified: one iteration equals the reference code's") {
-  const Problem p = make_problem(1);
+  // on data of root mean square 1, where the core's relative guard
+  // (eps times rms powers) is the code's absolute 1e-9
+  Problem p = make_problem(1);
+  const double rms = std::sqrt(p.x.squaredNorm() / double(p.x.size()));
+  p.x /= rms;
+  p.w /= std::sqrt(rms);
+  p.h /= std::sqrt(rms);
+  p.v /= rms;
   for (bool jacobi : {false, true}) {
     CAPTURE(jacobi);
     Mat w = p.w, h = p.h, v = p.v;
@@ -244,4 +251,31 @@ TEST_CASE("stratified: bad input throws invalid_argument") {
   CHECK_THROWS_AS(nmfkit::stratified_nmf(data, p.group, p.w, p.h,
                                          Mat(p.v.leftCols(2)), par, hooks),
                   std::invalid_argument);
+}
+
+TEST_CASE("stratified: an overflowing update returns the last finite iterate") {
+  Problem p = make_problem(7);
+  p.x *= 1e300;  // the products overflow in the first iteration
+  const nmfkit::StratifiedResult r =
+      fit(p, 5, nmfkit::UpdateOrder::gauss_seidel);
+  CHECK(r.status == nmfkit::Status::numerical_error);
+  CHECK(r.W.allFinite());
+  CHECK(r.H.allFinite());
+  CHECK(r.V.allFinite());
+  CHECK(static_cast<int>(r.loss.size()) == r.iterations);
+}
+
+TEST_CASE("stratified: scaling the data scales the fit (relative eps)") {
+  const Problem p = make_problem(8);
+  Problem q = p;
+  const double c = 1e-12;  // an absolute 1e-9 guard would dominate here
+  q.x *= c;
+  q.w *= std::sqrt(c);
+  q.h *= std::sqrt(c);
+  q.v *= c;
+  const auto a = fit(p, 30, nmfkit::UpdateOrder::gauss_seidel);
+  const auto b = fit(q, 30, nmfkit::UpdateOrder::gauss_seidel);
+  CHECK((b.W / std::sqrt(c) - a.W).norm() < 1e-8 * a.W.norm());
+  CHECK((b.V / c - a.V).norm() < 1e-8 * a.V.norm());
+  CHECK(b.loss.back() / c == doctest::Approx(a.loss.back()).epsilon(1e-10));
 }

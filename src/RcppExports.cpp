@@ -56,8 +56,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_nndsvd
-Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double x_mean, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
-RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP x_meanSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
+Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double scale, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
+RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP scaleSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -65,13 +65,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type omega(omegaSEXP);
     Rcpp::traits::input_parameter< std::string >::type fill(fillSEXP);
-    Rcpp::traits::input_parameter< double >::type x_mean(x_meanSEXP);
+    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< SEXP >::type rw(rwSEXP);
     Rcpp::traits::input_parameter< SEXP >::type rh(rhSEXP);
     Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     Rcpp::traits::input_parameter< bool >::type v_by_columns(v_by_columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, x_mean, rw, rh, power_iter, threads, v_by_columns));
+    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns));
     return rcpp_result_gen;
 END_RCPP
 }

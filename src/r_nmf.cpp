@@ -18,7 +18,7 @@ Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
 
 // [[Rcpp::export]]
 Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
-                    std::string fill, double x_mean, SEXP rw, SEXP rh,
+                    std::string fill, double scale, SEXP rw, SEXP rh,
                     int power_iter, int threads, bool v_by_columns = false) {
   const nmfkit::ZeroFill zf = nmfkit_r::lookup<nmfkit::ZeroFill>(
       fill,
@@ -35,7 +35,7 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
   nmfkit_r::with_data(x, [&](const auto& data) {
     const nmfkit::Svd s =
         nmfkit::rsvd(data, omega, k, power_iter, threads, v_by_columns);
-    nmfkit::nndsvd(s, x_mean, zf, &rw_m, &rh_m, w, h);
+    nmfkit::nndsvd(s, scale, zf, &rw_m, &rh_m, w, h);
     return 0;
   });
   return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);

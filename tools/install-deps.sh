@@ -38,27 +38,14 @@ if [ -n "$missing" ]; then
     --no-install-recommends $missing >/dev/null
 fi
 
-Rscript --vanilla -e '
-  need <- strsplit(commandArgs(TRUE)[1], " ")[[1]]
-  miss <- need[!vapply(need, requireNamespace, logical(1), quietly = TRUE)]
-  if (length(miss)) {
-    message("install-deps: installing from CRAN: ", paste(miss, collapse = ", "))
-    lib <- .libPaths()[1]
-    install.packages(miss, lib = lib, repos = "https://cloud.r-project.org",
-                     Ncpus = 2L, quiet = TRUE)
-    still <- miss[!vapply(miss, requireNamespace, logical(1), quietly = TRUE)]
-    if (length(still)) stop("could not install: ", paste(still, collapse = ", "))
-  }' "$cran"
+# CRAN through the user's configured mirror (getOption("repos")); no
+# --vanilla, which would skip Rprofile.site, where Debian sets it
+here=$(dirname "$0")
+# shellcheck disable=SC2086
+Rscript "$here/install-cran.R" $cran
 
 # Benchmarks only: the archived CRAN package lda 1.4.2 (20 Newsgroups; the
 # current lda needs R >= 4.3).
 if [ "$what" = "bench" ]; then
-  Rscript --vanilla -e '
-    if (!requireNamespace("lda", quietly = TRUE)) {
-      message("install-deps: installing lda 1.4.2 from the CRAN archive")
-      install.packages(paste0("https://cloud.r-project.org/src/contrib/",
-                              "Archive/lda/lda_1.4.2.tar.gz"),
-                       lib = .libPaths()[1], repos = NULL, type = "source",
-                       quiet = TRUE)
-    }'
+  Rscript "$here/install-cran.R" --archive lda 1.4.2
 fi

@@ -46,7 +46,7 @@ atom_shapes <- function(fit, sim) {
     img[seq_len(nrow(s)), seq_len(ncol(s))] <- s
     as.vector(img) / sqrt(sum(img^2))
   }, numeric(prod(sim$image_dim)))
-  h <- predict(fit, probes)$H
+  h <- predict(fit, probes)
   apply(h, 1, which.max)
 }
 

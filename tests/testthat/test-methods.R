@@ -88,3 +88,77 @@ test_that("the model object holds its invariants", {
   expect_identical(fit$rank, 3L)
   expect_true(fit$status %in% c("converged", "max_iter"))
 })
+
+# One small fit of every variant, with its data as the user gave it.
+every_variant <- function(keep_data = TRUE) {
+  set.seed(1)
+  x <- swimmer()
+  y <- x + matrix(stats::runif(length(x)), nrow(x)) * 0.2
+  strata <- list(a = x[, 1:40] + 1, b = y[, 41:90])
+  sim <- shifted_shapes(4)
+  hist <- matrix(stats::runif(20 * 12), 20, 12) * 5
+  list(
+    nmf = list(fit = nmf(x, 4, keep_data = keep_data), x = x),
+    joint = list(fit = nmf_joint(x, y, rank = 4, keep_data = keep_data),
+                 x = cbind(x, y)),
+    stratified = list(fit = nmf_stratified(strata, rank = 2,
+                                           keep_data = keep_data),
+                      x = strata),
+    shift = list(fit = nmf_shift(sim$x, 2, restarts = 1,
+                                 keep_data = keep_data),
+                 x = sim$x),
+    wasserstein = list(
+      fit = suppressMessages(nmf_wasserstein(
+        hist, 2, image_dim = c(4, 5), outer = 2,
+        control = nmf_control(max_iter = 30), keep_data = keep_data)),
+      x = hist)
+  )
+}
+
+test_that("residuals() with and without x agree for every variant", {
+  fits <- every_variant()
+  for (v in names(fits)) {
+    f <- fits[[v]]$fit
+    r <- residuals(f)
+    expect_equal(residuals(f, x = fits[[v]]$x), r, tolerance = 1e-12,
+                 label = v)
+    expect_equal(unname(r + fitted(f)), unname(as.matrix(f$data)),
+                 tolerance = 1e-12,
+                 label = v)
+  }
+  # Wasserstein NMF and joint NMF fit normalised columns: residuals are on
+  # that scale, not 0.93 apart
+  w <- fits$wasserstein
+  expect_lt(max(abs(residuals(w$fit))), 1)
+})
+
+test_that("keep_data = FALSE works for every fitting function", {
+  fits <- every_variant(keep_data = FALSE)
+  kept <- every_variant()
+  for (v in names(fits)) {
+    f <- fits[[v]]$fit
+    expect_null(f$data, label = v)
+    expect_error(residuals(f), class = "nmfkit_error_data", label = v)
+    expect_equal(residuals(f, x = fits[[v]]$x), residuals(kept[[v]]$fit),
+                 tolerance = 1e-12, label = v)
+    expect_s3_class(summary(f), "summary.nmfkit")
+  }
+})
+
+test_that("predict() returns a coefficient matrix and plot() takes image_dim", {
+  fits <- every_variant()
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  for (v in names(fits)) {
+    f <- fits[[v]]$fit
+    newdata <- if (v == "stratified") f$data[, 1:3] else
+      as.matrix(fits[[v]]$x)[, 1:3]
+    h <- if (v == "stratified") predict(f, newdata, strata = f$strata[1:3])
+         else suppressMessages(predict(f, newdata))
+    expect_true(is.matrix(h) && is.numeric(h), label = v)
+    expect_identical(dim(h), c(f$rank, 3L), label = v)
+    dims <- if (v == "shift") f$image_dim else if (v == "wasserstein")
+      c(5L, 4L) else c(20L, 11L)
+    expect_identical(plot(f, type = "basis", image_dim = dims), f, label = v)
+  }
+})

@@ -35,7 +35,7 @@ test_that("weights step: strong duality with ot_distance() and predict()", {
   res <- r_wasserstein_weights(x, fit$W, fit$ground$spec, fit$epsilon,
                                fit$rho[["weights"]], ctrl)
   ot <- ot_distance(x, fit$W %*% h, coords = fit$coords,
-                    epsilon = fit$epsilon,
+                    epsilon = fit$epsilon, type = "entropic",
                     control = list(max_iter = 50000, tol = 1e-11))
   primal <- sum(ot) + fit$rho[["weights"]] * sum(h * log(h))
   expect_equal(-res$dual, primal, tolerance = 1e-7)
@@ -47,7 +47,7 @@ test_that("ot_distance(): plan marginals, conventions and kernels agree", {
   a <- random_histograms(25, 3)
   b <- random_histograms(25, 3)
   r <- ot_distance(a, b, coords = t, epsilon = 0.05, plan = TRUE,
-                   control = list(tol = 1e-12))
+                   type = "entropic", control = list(tol = 1e-12))
   for (j in 1:3) {
     expect_equal(rowSums(r$plan[[j]]), a[, j], tolerance = 1e-9)
     expect_equal(colSums(r$plan[[j]]), b[, j], tolerance = 1e-12)
@@ -58,7 +58,7 @@ test_that("ot_distance(): plan marginals, conventions and kernels agree", {
   }
   # L-BFGS on the semi-dual: same costs, row sums exact
   l <- ot_distance(a, b, coords = t, epsilon = 0.05, method = "lbfgs",
-                   plan = TRUE)
+                   plan = TRUE, type = "entropic")
   expect_equal(l$cost, r$cost, tolerance = 1e-8)
   expect_equal(rowSums(l$plan[[2]]), a[, 2], tolerance = 1e-12)
   expect_equal(colSums(l$plan[[2]]), b[, 2], tolerance = 1e-7)
@@ -66,13 +66,15 @@ test_that("ot_distance(): plan marginals, conventions and kernels agree", {
   cmat <- outer(t, t, "-")^2
   cmat <- cmat / mean(cmat)
   expect_equal(ot_distance(a, b, cost = cmat, epsilon = 0.05,
-                           control = list(tol = 1e-12)), r$cost,
+                           type = "entropic", control = list(tol = 1e-12)),
+               r$cost,
                tolerance = 1e-12)
   expect_equal(ot_distance(a[, 1], b, coords = t, epsilon = 0.05,
-                           control = list(tol = 1e-12))[1],
+                           type = "entropic", control = list(tol = 1e-12))[1],
                r$cost[1], tolerance = 1e-12)
   # symmetric in a, b for a symmetric cost; transport is smallest for a = b
-  expect_equal(ot_distance(b, a, coords = t, epsilon = 0.05), r$cost,
+  expect_equal(ot_distance(b, a, coords = t, epsilon = 0.05,
+                           type = "entropic"), r$cost,
                tolerance = 1e-8)
   # separable grid kernel equals the dense one; small epsilon stays finite
   g1 <- random_histograms(35, 2)
@@ -207,4 +209,41 @@ test_that("a cost that is not symmetric or has a non-zero diagonal warns", {
                  class = "nmfkit_warning_cost")
   expect_snapshot(invisible(nmf_wasserstein(x, 2, cost = asym, outer = 1,
                                             control = ctrl)))
+})
+
+test_that("ot_distance() is a divergence by default: 0 on identical inputs", {
+  set.seed(2)
+  t <- seq(0, 1, length.out = 30)
+  a <- random_histograms(30, 6)
+  b <- random_histograms(30, 6)
+  ctl <- list(tol = 1e-12)
+  # identical histograms: exactly zero (the entropic value is negative)
+  expect_identical(ot_distance(a, a, coords = t, control = ctl), rep(0, 6))
+  expect_true(all(ot_distance(a, a, coords = t, type = "entropic") < 0))
+  d <- ot_distance(a, b, coords = t, control = ctl)
+  expect_true(all(d > 0))
+  expect_equal(ot_distance(b, a, coords = t, control = ctl), d,
+               tolerance = 1e-8)
+  # S(a, b) = OT(a, b) - OT(a, a) / 2 - OT(b, b) / 2
+  ent <- function(p, q) ot_distance(p, q, coords = t, type = "entropic",
+                                    control = ctl)
+  expect_equal(d, ent(a, b) - ent(a, a) / 2 - ent(b, b) / 2,
+               tolerance = 1e-10)
+  # transport = <P, C> of the entropic plan, and OT = <P, C> + entropy term
+  r <- ot_distance(a, b, coords = t, plan = TRUE, control = ctl)
+  expect_equal(r$cost, d)
+  expect_equal(ot_distance(a, b, coords = t, type = "transport",
+                           control = ctl), r$transport, tolerance = 1e-12)
+  for (j in 1:6) {
+    p <- r$plan[[j]]
+    expect_equal(r$entropic[j],
+                 r$transport[j] + 0.025 * sum(p * (log(p) - 1)),
+                 tolerance = 1e-9)
+  }
+  expect_true(all(r$transport > 0))
+  # the cost from coords is scale-free
+  expect_equal(ot_distance(a, b, coords = 1000 * t, control = ctl), d,
+               tolerance = 1e-10)
+  expect_error(ot_distance(a, b, coords = t, type = "wasserstein"),
+               class = "nmfkit_error")
 })

@@ -69,11 +69,17 @@ Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
 /// How NNDSVD fills the entries it leaves at zero.
 enum class ZeroFill { none, mean, random };
 
-/// NNDSVD (Boutsidis & Gallopoulos) from a truncated SVD, with scikit-learn's
-/// rules: entries below 1e-6 become 0; "mean" (NNDSVDa) then sets them to
-/// mean(X), "random" (NNDSVDar) to mean(X) * r / 100 with r the matching
-/// entries of rw (m x k) and rh (k x n), uniform draws made by the caller.
-inline void nndsvd(const Svd& s, double x_mean, ZeroFill fill, const Mat* rw,
+/// NNDSVD (Boutsidis & Gallopoulos) from a truncated SVD. `scale` is the
+/// typical size of a factor entry, sqrt(mean(X) / k): a product of k such
+/// entries is mean(X), and it scales like the NNDSVD factors themselves
+/// (sqrt of X). Entries below 1e-6 * scale become 0 (scikit-learn's absolute
+/// 1e-6, made relative so that c * X starts from sqrt(c) times the factors);
+/// "mean" (NNDSVDa) then sets them to scale, "random" (NNDSVDar) to
+/// scale * r / 100 with r the matching entries of rw (m x k) and rh (k x n),
+/// uniform draws made by the caller. (scikit-learn fills with mean(X), which
+/// scales like X, not like the factors: the first violation is then inflated
+/// and the relative stopping rule fires at once on large data.)
+inline void nndsvd(const Svd& s, double scale, ZeroFill fill, const Mat* rw,
                    const Mat* rh, Mat& w, Mat& h) {
   const Index m = s.u.rows(), n = s.v.rows(), k = s.d.size();
   w.setZero(m, k);
@@ -102,18 +108,18 @@ inline void nndsvd(const Svd& s, double x_mean, ZeroFill fill, const Mat* rw,
       if (ynn > 0.0) h.row(j) = (lbd * yn / ynn).transpose();
     }
   }
-  constexpr double kEps = 1e-6;
-  w = (w.array() < kEps).select(0.0, w);
-  h = (h.array() < kEps).select(0.0, h);
+  const double cut = 1e-6 * scale;
+  w = (w.array() < cut).select(0.0, w);
+  h = (h.array() < cut).select(0.0, h);
   if (fill == ZeroFill::mean) {
-    w = (w.array() == 0.0).select(x_mean, w);
-    h = (h.array() == 0.0).select(x_mean, h);
+    w = (w.array() == 0.0).select(scale, w);
+    h = (h.array() == 0.0).select(scale, h);
   } else if (fill == ZeroFill::random) {
     require(rw && rh && rw->rows() == m && rw->cols() == k && rh->rows() == k &&
                 rh->cols() == n,
             "nndsvd: random fill needs rw (m x k) and rh (k x n)");
-    w = (w.array() == 0.0).select(x_mean * rw->array() / 100.0, w);
-    h = (h.array() == 0.0).select(x_mean * rh->array() / 100.0, h);
+    w = (w.array() == 0.0).select(scale * rw->array() / 100.0, w);
+    h = (h.array() == 0.0).select(scale * rh->array() / 100.0, h);
   }
 }
 

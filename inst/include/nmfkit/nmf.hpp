@@ -27,7 +27,10 @@ struct NmfParams {
   int max_iter = 200;
   double tol = 1e-4;  // stop when violation / first violation <= tol
   int threads = 1;
-  double mu_eps = 1e-10;  // added to multiplicative-update denominators
+  /// Added to multiplicative-update denominators, relative to the data: the
+  /// denominators scale like rms(X)^1.5, so the guard is mu_eps * rms^1.5
+  /// and fitting c * X takes the same steps as fitting X.
+  double mu_eps = 1e-10;
   /// Passes over each factor per outer iteration (Gillis & Glineur's
   /// accelerated HALS): the Gram system is built once and the cheap passes
   /// repeat while a pass still removes more than inner_tol of the first
@@ -81,6 +84,10 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1, "nmf: params");
 
   require(p.inner >= 1 && p.inner_tol >= 0, "nmf: inner passes");
+  const double x2 = x.sq_norm();
+  const double rms =
+      std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
+  const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
   // One factor update: the first pass's violation is the stopping measure;
   // further passes on the same Gram system only polish the factor.
   auto update = [&](Mat& z, const Mat& g, const Mat& b) {
@@ -92,7 +99,7 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     auto pass = [&]() {
       return p.method == Method::hals
                  ? cd_pass(z, g, b, p.threads)
-                 : detail::mu_pass(z, g, b, p.mu_eps, p.threads);
+                 : detail::mu_pass(z, g, b, mu_eps, p.threads);
     };
     const double first = pass();
     for (int l = 2; l <= p.inner; ++l)
@@ -103,11 +110,14 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   Result r;
   Mat wt = w.transpose();  // k x m: each column a row of W, contiguous
   r.H = h;
-  const double x2 = x.sq_norm();
   Mat hht = r.H * r.H.transpose(), wtw, b;
+  // the last finite iterate, returned when an update overflows
+  Mat wt_prev, h_prev;
   double viol0 = 0.0;
   r.status = Status::max_iter;
   for (int it = 1; it <= p.max_iter; ++it) {
+    wt_prev = wt;
+    h_prev = r.H;
     x.left_mult_t(r.H, b, p.threads);  // H X^T, k x m
     double viol = update(wt, hht, b);
     wtw = wt * wt.transpose();
@@ -115,13 +125,15 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     viol += update(r.H, wtw, b);
     hht = r.H * r.H.transpose();
     const double loss = relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
-    r.loss.push_back(loss);
-    r.iterations = it;
-    hooks.progress(it, loss);
     if (!std::isfinite(loss) || !std::isfinite(viol)) {
+      wt = wt_prev;
+      r.H = h_prev;
       r.status = Status::numerical_error;
       break;
     }
+    r.loss.push_back(loss);
+    r.iterations = it;
+    hooks.progress(it, loss);
     if (it == 1) viol0 = viol;
     if (viol0 == 0.0 || viol <= p.tol * viol0) {
       r.status = Status::converged;

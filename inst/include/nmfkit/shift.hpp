@@ -187,7 +187,12 @@ class ShiftSolver {
     ShiftResult r;
     std::deque<IMat> recent;
     std::deque<double> recent_loss;
+    Mat w_prev, rho_prev;  // the last finite iterate
+    IMat g_prev;
     for (int it = 1; it <= p_.max_iter; ++it) {
+      w_prev = w_;
+      rho_prev = rho_;
+      g_prev = g_;
       if (!h_step(hooks)) {
         r.status = Status::interrupted;
         r.stop = "interrupted";
@@ -196,14 +201,17 @@ class ShiftSolver {
       w_step();
       normalise();
       const double loss = rel_error();
-      r.loss.push_back(loss);
-      r.iterations = it;
-      hooks.progress(it, loss);
       if (!std::isfinite(loss)) {
+        w_ = w_prev;
+        rho_ = rho_prev;
+        g_ = g_prev;
         r.status = Status::numerical_error;
         r.stop = "numerical_error";
         break;
       }
+      r.loss.push_back(loss);
+      r.iterations = it;
+      hooks.progress(it, loss);
       if (stopped(r, recent, recent_loss)) break;
       if (hooks.check_interrupt()) {
         r.status = Status::interrupted;

@@ -31,7 +31,10 @@ struct StratifiedParams {
   UpdateOrder order = UpdateOrder::gauss_seidel;
   int max_iter = 100;
   int v_updates = 2;   // shift updates per iteration (the paper's M)
-  double eps = 1e-9;   // added to every denominator (the code's tol)
+  /// Added to every denominator (the code's tol), relative to the data so
+  /// that c * X takes the same steps as X: the shift denominators scale like
+  /// rms(X) and those of W and H like rms(X)^1.5, and get eps times that.
+  double eps = 1e-9;
   double tol = 0.0;    // > 0: stop when the loss falls by <= tol relatively
   int threads = 1;
   // Below this many multiply-adds per large product (nnz(X) * rank) the fit
@@ -114,7 +117,6 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
               p.min_parallel_work
           ? p.threads
           : 1;
-  const double eps = p.eps;
   StratifiedResult res;
   Mat wt = w.transpose();  // r x n: a row of W per column, contiguous
   Mat& hm = res.H;
@@ -123,6 +125,9 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   vm = v;
   const double x2 = x.sq_norm();
   const double x_norm = std::sqrt(x2);
+  const double rms =
+      std::sqrt(x2 / (static_cast<double>(n) * static_cast<double>(cols)));
+  const double eps_v = p.eps * rms, eps = p.eps * rms * std::sqrt(rms);
   const Mat rsum = x.row_sums_by(group, static_cast<int>(s), th);  // n x s
 
   Mat wtx, xht, wtw, hht, g, wtv, wg;
@@ -145,14 +150,18 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   };
   res.status = Status::max_iter;
   double prev = res.initial_loss;
+  Mat wt_prev, h_prev, v_prev;  // the last finite iterate
   for (int it = 1; it <= p.max_iter; ++it) {
+    wt_prev = wt;
+    h_prev = hm;
+    v_prev = vm;
     // shifts: v_i <- v_i * rowsum_i / (m_i v_i + W H_i 1 + eps); g and wtw
     // are those of the current factors (left by loss_now)
     wg = wt.transpose() * g;  // n x s
     for (int rep = 0; rep < p.v_updates; ++rep) {
       vm = (vm.array() * rsum.array() /
             ((vm.array().rowwise() * m.transpose().array()) + wg.array() +
-             eps))
+             eps_v))
                .matrix();
     }
     wtv = wt * vm;  // r x s
@@ -174,14 +183,17 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
     });
     x.left_mult(wt, wtx, th);
     const double loss = loss_now();
+    if (!std::isfinite(loss)) {
+      wt = wt_prev;
+      hm = h_prev;
+      vm = v_prev;
+      res.status = Status::numerical_error;
+      break;
+    }
     res.loss.push_back(loss);
     res.normalized_loss.push_back(x_norm > 0 ? loss / x_norm : 0.0);
     res.iterations = it;
     hooks.progress(it, loss);
-    if (!std::isfinite(loss)) {
-      res.status = Status::numerical_error;
-      break;
-    }
     if (p.tol > 0 && prev - loss <= p.tol * prev) {
       res.status = Status::converged;
       break;

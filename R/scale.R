@@ -1,0 +1,38 @@
+# Scale of the data: every fit is equivariant (c * x gives the same
+# iterations and factors scaled by the model's power of c), so data whose
+# entries are too small or too large for sums of squares (near 1e-200 or
+# .Machine$double.xmax) can be fitted exactly as well after dividing by a
+# power of two (an exact operation) and multiplying the factors back.
+
+# Exponent e such that x / 2^e has its largest entry in [1/2, 1], or 0 when
+# the largest entry is already between 2^-200 and 2^200 (then sums of squares
+# of up to 2^400 entries neither overflow nor underflow).
+data_exponent <- function(x) {
+  mx <- if (inherits(x, "dgCMatrix")) max(abs(x@x), 0) else max(abs(x), 0)
+  if (!is.finite(mx) || mx == 0 || (mx >= 2^-200 && mx <= 2^200)) return(0)
+  ceiling(log2(mx))
+}
+
+# x / 2^e, staying sparse; e = 0 returns x itself (no copy). Subnormal data
+# need e below -1023, where 2^-e overflows: multiply in steps.
+scale_data <- function(x, e) {
+  if (e == 0) return(x)
+  steps <- rep(sign(-e) * 1000, abs(e) %/% 1000)
+  steps <- c(steps, -e - sum(steps))
+  if (inherits(x, "dgCMatrix")) {
+    for (s in steps) x@x <- x@x * 2^s
+    return(x)
+  }
+  for (s in steps) x <- x * 2^s
+  x
+}
+
+# The status of a finished fit: "numerical_error" when a factor is not
+# finite, "degenerate" when W H is zero (every component has an all-zero
+# column of W or row of H: the relative error is 1), else the solver's.
+fit_status <- function(W, H, status) {
+  if (!all(is.finite(W)) || !all(is.finite(H))) return("numerical_error")
+  used <- colSums(W > 0) > 0 & rowSums(H > 0) > 0
+  if (!any(used)) return("degenerate")
+  status
+}
