@@ -242,3 +242,35 @@ test_that("the method set works on a manifold fit", {
   g <- nmf_manifold(x + 2, 2, method = "gnmf", graph = fit$graph)
   expect_output(print(g), "user graph")
 })
+
+test_that("SMRMF and f-SMRMF: simplex columns, exemplars, threads, seeds", {
+  set.seed(14)
+  x <- two_moons(80)
+  for (v in list(list(method = "smrmf"), list(method = "fsmrmf"),
+                 list(method = "smrmf", split = FALSE),
+                 list(method = "smrmf", kernel = "euclidean"))) {
+    fits <- lapply(1:2, function(th) {
+      set.seed(2)
+      do.call(nmf_manifold, c(list(x, 2, exemplars = 0.1, k = 6,
+                                   preprocess = "minmax", keep_z = TRUE,
+                                   ds3_max_iter = 200,
+                                   control = nmf_control(max_iter = 40,
+                                                         threads = th)), v))
+    })
+    f <- fits[[1]]
+    expect_identical(f$G, fits[[2]]$G)
+    expect_identical(f$exemplars, fits[[2]]$exemplars)
+    expect_equal(colSums(f$Z), rep(1, 80))
+    expect_true(all(f$Z >= 0))
+    expect_length(f$exemplars, 8)
+    expect_true(all(f$exemplars %in% 1:80))
+    expect_equal(crossprod(f$G), diag(2), tolerance = 1e-10,
+                 ignore_attr = TRUE)
+    g <- f$graph
+    expect_equal(as.matrix(g), t(as.matrix(g)))
+    expect_true(all(Matrix::diag(g) == 0))
+  }
+  expect_output(print(f), "exemplars")
+  expect_error(nmf_manifold(x, 2, method = "smrmf", graph = fits[[1]]$graph),
+               class = "nmfkit_error_graph")
+})

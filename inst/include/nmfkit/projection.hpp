@@ -14,17 +14,32 @@
 
 namespace nmfkit {
 
-/// Projects v (length n) onto {z >= 0, sum z = 1} in place: sort u
-/// descending, r = max{j : u_j - (sum_{h<=j} u_h - 1) / j > 0},
-/// theta = (sum_{h<=r} u_h - 1) / r, z = max(v - theta, 0). `buf` is scratch.
+/// Projects v (length n) onto {z >= 0, sum z = 1} in place:
+/// z = max(v - theta, 0) with theta = (sum_{v_j > theta} v_j - 1) / #{v_j >
+/// theta}, the sort-based rule's threshold, found by Michelot's fixed point
+/// (each pass drops the entries at or below the current theta; theta only
+/// grows, so it ends after a few passes). `buf` is scratch.
 inline void project_simplex(double* v, Index n, std::vector<double>& buf) {
   buf.assign(v, v + n);
-  std::sort(buf.begin(), buf.end(), std::greater<double>());
-  double cum = 0.0, theta = 0.0;
-  for (Index j = 0; j < n; ++j) {
-    cum += buf[static_cast<size_t>(j)];
-    const double t = (cum - 1.0) / static_cast<double>(j + 1);
-    if (buf[static_cast<size_t>(j)] - t > 0.0) theta = t;
+  double theta = (std::accumulate(buf.begin(), buf.end(), 0.0) - 1.0) /
+                 static_cast<double>(n);
+  for (;;) {
+    size_t kept = 0;
+    double sum = 0.0;
+    for (double u : buf) {
+      if (u > theta) {
+        buf[kept++] = u;
+        sum += u;
+      }
+    }
+    const bool same = kept == buf.size();
+    buf.resize(kept);
+    const double next = (sum - 1.0) / static_cast<double>(kept);
+    if (same || !(next > theta)) {
+      theta = next;
+      break;
+    }
+    theta = next;
   }
   for (Index j = 0; j < n; ++j) v[j] = std::max(v[j] - theta, 0.0);
 }

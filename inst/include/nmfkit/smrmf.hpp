@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph.hpp"
+#include "parallel.hpp"
 #include "manifold.hpp"
 #include "projection.hpp"
 
@@ -50,18 +51,33 @@ inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
                                 int threads) {
   const Index n = y.cols();
   const Vec sq = y.colwise().squaredNorm().transpose();
-  Mat d2 = y.transpose() * y;
-  for (Index j = 0; j < n; ++j)
-    for (Index i = 0; i < n; ++i)
-      d2(i, j) = i == j ? 0.0 : std::max(0.0, sq[i] + sq[j] - 2.0 * d2(i, j));
+  const double work = 2.0 * static_cast<double>(y.rows() + 20) * n * n;
+  Mat d2(n, n);
+  detail::for_chunks(n, threads, [&](Index b, Index l) {
+    d2.middleCols(b, l).noalias() = y.transpose() * y.middleCols(b, l);
+    for (Index j = b; j < b + l; ++j)
+      for (Index i = 0; i < n; ++i)
+        d2(i, j) = i == j ? 0.0
+                          : std::max(0.0, sq[i] + sq[j] - 2.0 * d2(i, j));
+  }, work);
   if (kernel == ZKernel::euclidean) {
     const double mx = d2.maxCoeff();
-    return mx > 0.0 ? Mat(d2 / mx) : d2;
+    if (mx > 0.0) d2 /= mx;
+    return d2;
   }
-  const Knn nb = knn(y, std::min<int>(k, static_cast<int>(n) - 1), threads);
+  // bandwidths: distance to the k-th nearest other point, from d2 itself
   Vec sig(n);
-  for (Index j = 0; j < n; ++j)
-    sig[j] = std::sqrt(nb.dist2(nb.dist2.rows() - 1, j));
+  const int kk = std::min<int>(k, static_cast<int>(n) - 1);
+  detail::for_chunks(n, threads, [&](Index b, Index l) {
+    std::vector<double> col;
+    for (Index j = b; j < b + l; ++j) {
+      col.clear();
+      for (Index i = 0; i < n; ++i)
+        if (i != j) col.push_back(d2(i, j));
+      std::nth_element(col.begin(), col.begin() + (kk - 1), col.end());
+      sig[j] = std::sqrt(col[static_cast<size_t>(kk - 1)]);
+    }
+  }, work);
   auto kern = [&](Index i, Index j) {
     const double d = d2(i, j);
     double den = 0.0;
@@ -73,36 +89,35 @@ inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
     return den > 0.0 ? std::exp(-d / den) : (d > 0.0 ? 0.0 : 1.0);
   };
   Mat out(n, n);
-  for (Index j = 0; j < n; ++j)
-    for (Index i = 0; i < n; ++i) {
-      const double kij = kernel == ZKernel::sigma_i2
-                             ? 0.5 * (kern(i, j) + kern(j, i))
-                             : kern(i, j);
-      out(i, j) = 2.0 * (1.0 - kij);
-    }
+  detail::for_chunks(n, threads, [&](Index b, Index l) {
+    for (Index j = b; j < b + l; ++j)
+      for (Index i = 0; i < n; ++i) {
+        const double kij = kernel == ZKernel::sigma_i2
+                               ? 0.5 * (kern(i, j) + kern(j, i))
+                               : kern(i, j);
+        out(i, j) = 2.0 * (1.0 - kij);
+      }
+  }, work);
   return out;
 }
 
 /// f-SMRMF's gamma by the CAN rule: mean over columns of
 /// 1/2 (k d_(k+1) - sum_{h<=k} d_(h)), order statistics without the
 /// diagonal; a positive floor keeps the closed form defined.
-inline double can_gamma(const Mat& d, int k) {
+inline double can_gamma(const Mat& d, int k, int threads) {
   const Index n = d.cols();
   const int kk = std::min<int>(k, static_cast<int>(n) - 2);
-  double g = 0.0;
-  std::vector<double> col;
-  for (Index j = 0; j < n; ++j) {
-    col.clear();
+  const double g = sum_chunks(n, threads, [&](Index j) {
+    std::vector<double> col;
+    col.reserve(static_cast<size_t>(n));
     for (Index i = 0; i < n; ++i)
       if (i != j) col.push_back(d(i, j));
     std::nth_element(col.begin(), col.begin() + kk, col.end());
     const double next = col[static_cast<size_t>(kk)];
-    std::sort(col.begin(), col.begin() + kk);
     double s = 0.0;
     for (int h = 0; h < kk; ++h) s += col[static_cast<size_t>(h)];
-    g += 0.5 * (kk * next - s);
-  }
-  g /= static_cast<double>(n);
+    return 0.5 * (kk * next - s);
+  }, 20.0 * static_cast<double>(n) * n) / static_cast<double>(n);
   return std::max(g, 1e-12);
 }
 
@@ -194,7 +209,7 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
   // start: DS3 on the input-space dissimilarities
   detail::Ds3State ds;
   if (p.kind == SmrmfKind::fast) {
-    const double g0c = p.gamma > 0 ? p.gamma : detail::can_gamma(dx, p.k);
+    const double g0c = p.gamma > 0 ? p.gamma : detail::can_gamma(dx, p.k, th);
     ds.z = -dx / (2.0 * g0c);
     project_simplex_columns(ds.z, th);
   } else {
@@ -226,12 +241,10 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
     const double res = st.iterate(x, lap, p.alm, x_norm, loss);
     r.residual.push_back(res);
     const Mat gt = st.G.transpose();
-    const Mat dh = dx + w_g * detail::kernel_dissimilarity(
-                                  gt, p.k, p.kernel == ZKernel::euclidean
-                                               ? ZKernel::euclidean
-                                               : p.kernel, th);
+    const Mat dh =
+        dx + w_g * detail::kernel_dissimilarity(gt, p.k, p.kernel, th);
     if (p.kind == SmrmfKind::fast) {
-      const double gam = p.gamma > 0 ? p.gamma : detail::can_gamma(dh, p.k);
+      const double gam = p.gamma > 0 ? p.gamma : detail::can_gamma(dh, p.k, th);
       ds.z = -dh / (2.0 * gam);
       project_simplex_columns(ds.z, th);
     } else {
