@@ -23,6 +23,18 @@
 #'   (default `1e-8`). The authors' code has `+ (lambda / mu) L H` in the
 #'   Procrustes step where the gradient needs `-`; the default is `-`,
 #'   `sign_compat = TRUE` gives the author code.
+#' * `"smrmf"` and `"fsmrmf"` (Mani, Domeniconi and Griva): RMNMF whose graph
+#'   is learnt. A DS3 encoding `Z` (points x points, columns on the simplex,
+#'   `z_ij` = how much point `i` represents point `j`) is fitted to kernel
+#'   dissimilarities of the points and of their codes (rows of `G`); the
+#'   `exemplars` rows of `Z` with the largest norms each link to their `k`
+#'   largest entries, and that selective graph regularises the next
+#'   iteration. `"smrmf"` bounds `Z` in the l1,inf norm through a split
+#'   `C = Z` (ADMM, started by DS3 on the input dissimilarities);
+#'   `"fsmrmf"` relaxes the bound to `gamma ||Z||_F^2` and solves each column
+#'   in closed form. The paper's equations are lost: nmfkit follows the
+#'   reconstruction in its specification, and its gains over RMNMF are not
+#'   verified (see `bench/manifold.R`). These use `n x n` dense buffers.
 #'
 #' Scale matters for `"rmnmf"`: the prox threshold `1 / mu` is in data units,
 #' so the fit of `c * x` is not `c` times the fit of `x`. Nothing is rescaled
@@ -59,13 +71,22 @@
 #'   constant features to 0).
 #' @param control [nmf_control()] settings: `max_iter` (default 1000),
 #'   `tol` (default per method, see above), `threads`, `verbose`.
-#' @param ... Variant knobs (also accepted inside `control`): `sign_compat`,
-#'   `mu0`, `rho`, `mu_max`, `min_iter` (30), `labels` (`"argmax"` or
-#'   `"kmeans"` on `G`).
+#' @param ... Variant knobs (also accepted inside `control`): `sign_compat`
+#'   (`FALSE`), `mu0` (`1e-3`), `rho` (1.05), `mu_max` (`1e10`), `min_iter`
+#'   (30), `labels` (`"argmax"` or `"kmeans"` on `G`); for SMRMF and
+#'   f-SMRMF `kernel` (`"selftune"` `exp(-d^2/(s_i s_j))`, `"sigma_i2"`,
+#'   `"sigma_i"`, or `"euclidean"`: squared distances over their maximum,
+#'   SMRMF-Euc), `split` (`TRUE`; `FALSE` is SMRMF-NS: no l1,inf split, every
+#'   point may be an exemplar), `beta` (1, weight of the input
+#'   dissimilarities), `w_g` (weight of the codes' dissimilarities, default
+#'   `lambda / 2`), `mu_z` (0.1), `gamma` (f-SMRMF; default the CAN rule),
+#'   `ds3_max_iter` (3000), `rank_norm` (`"l2"` or `"linf"`) and `keep_z`
+#'   (`FALSE`; `TRUE` keeps `Z` in the fit).
 #' @return An object of class `c("nmfkit_manifold", "nmfkit")` with the
 #'   common fields and `method`, `lambda`, `k`, `weight`, `labels` (an integer
 #'   cluster per point), `G` (points x `rank`), `graph` (the affinity,
-#'   sparse), `residual` and `mu` (ALM traces), `preprocess` and `exemplars`.
+#'   sparse), `residual` and `mu` (ALM traces), `preprocess`, `exemplars`
+#'   (SMRMF: the ranked exemplar points) and `Z` (with `keep_z = TRUE`).
 #' @references Cai, D., He, X., Han, J. and Huang, T. S. (2011). Graph
 #'   regularized nonnegative matrix factorization for data representation.
 #'   IEEE TPAMI 33(8), 1548-1560.
