@@ -61,10 +61,11 @@
 #' @param weight Edge weights: `"binary"`, `"heat"` or `"selftune"`.
 #' @param graph Your own affinity: an `n x n` symmetric, nonnegative matrix or
 #'   `dgCMatrix` with zero diagonal; `k` and `weight` are then ignored.
-#' @param init `"nndsvd"` (NNDSVD, zeros kept), `"random"` (uniform `[0, 1)`
-#'   from R's RNG, Cai's start; the coefficients are scaled to the data so
-#'   that fits are equivariant) or `"kmeans"` (the RMNMF authors' start:
-#'   k-means indicators plus 0.2, for points and for features).
+#' @param init `"nndsvd"` (NNDSVD, zeros kept; the default, except for
+#'   `"gnmf"`), `"random"` (uniform `[0, 1)` from R's RNG, Cai's start and the
+#'   default for `"gnmf"`; the coefficients are scaled to the data so that
+#'   fits are equivariant) or `"kmeans"` (the RMNMF authors' start: k-means
+#'   indicators plus 0.2, for points and for features).
 #' @param exemplars For `"smrmf"`/`"fsmrmf"`: the number of exemplars, as a
 #'   fraction of `n` in `(0, 1]` or a count up to `n`.
 #' @param preprocess `"none"` or `"minmax"` (each feature to `[0, 1]`,
@@ -115,6 +116,9 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
   call <- match.call()
   method <- check_choice(method, c("rmnmf", "gnmf", "smrmf", "fsmrmf"))
   weight <- check_choice(weight, c("binary", "heat", "selftune"))
+  # GNMF starts as Cai's code does: from NNDSVD one component dominates
+  # every point's code and the argmax labels collapse
+  if (missing(init) && method == "gnmf") init <- "random"
   init <- check_choice(init, c("nndsvd", "random", "kmeans"))
   preprocess <- check_choice(preprocess, c("none", "minmax"))
   control <- manifold_control(control, method, list(...))
