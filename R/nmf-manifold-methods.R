@@ -7,6 +7,10 @@ method_label <- function(x) {
 
 graph_label <- function(x) {
   edges <- Matrix::nnzero(x$graph) / 2
+  if (x$method %in% c("smrmf", "fsmrmf")) {
+    return(sprintf("selective graph of %d exemplars (k = %d), %s edges",
+                   length(x$exemplars), x$k, format(edges)))
+  }
   if (identical(x$weight, "user")) {
     return(sprintf("user graph, %s edges", format(edges)))
   }
