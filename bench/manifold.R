@@ -202,7 +202,7 @@ report <- function(sets = names(paper)) {
 # fixed 200 iterations), and per-method times on the paper's sizes next to
 # the paper's MATLAB averages (Table 6: RMNMF 9.8 s, SMRMF 292 s, f-SMRMF 96 s).
 gnmf_base <- function(x, W, H, S, lambda, iters) {
-  d <- rowSums(S)
+  d <- Matrix::rowSums(S)
   for (i in seq_len(iters)) {
     H <- H * (crossprod(W, x) + lambda * as.matrix(H %*% S)) /
       pmax(crossprod(W) %*% H + lambda * sweep(H, 2, d, "*"), 1e-10)
