@@ -9,6 +9,26 @@ r_chamfer <- function(x, y, variant, threads) {
     .Call(`_nmfkit_r_chamfer`, x, y, variant, threads)
 }
 
+r_knn_graph <- function(x, k, weight, threads) {
+    .Call(`_nmfkit_r_knn_graph`, x, k, weight, threads)
+}
+
+r_gnmf <- function(x, graph, w, h, lambda, control, callback) {
+    .Call(`_nmfkit_r_gnmf`, x, graph, w, h, lambda, control, callback)
+}
+
+r_rmnmf <- function(x, graph, f, g, lambda, control, callback) {
+    .Call(`_nmfkit_r_rmnmf`, x, graph, f, g, lambda, control, callback)
+}
+
+r_max_assignment <- function(profit) {
+    .Call(`_nmfkit_r_max_assignment`, profit)
+}
+
+r_smrmf <- function(x, f, g, lambda, fast, k, exemplars, control, callback) {
+    .Call(`_nmfkit_r_smrmf`, x, f, g, lambda, fast, k, exemplars, control, callback)
+}
+
 r_nmf <- function(x, w, h, method, control, callback) {
     .Call(`_nmfkit_r_nmf`, x, w, h, method, control, callback)
 }

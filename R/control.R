@@ -134,6 +134,15 @@ control_extras <- list(
   })
 )
 
+# nmf_manifold()'s knobs (given in its `...` or in `control`): their checks
+# and method-dependent defaults live in manifold_control().
+manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
+                       "kernel", "split", "beta", "w_g", "mu_z", "gamma",
+                       "ds3_max_iter", "rank_norm", "keep_z", "labels")
+control_extras[manifold_settings] <- list(list(
+  check = function(x, arg, call) x
+))
+
 # Which of the extra settings each fitting function reads.
 control_readers <- list(
   nmf = "inner",
@@ -143,6 +152,7 @@ control_readers <- list(
   nmf_shift = c("inner", "h_start", "fft_planner", "keep",
                 "instance_threshold"),
   nmf_wasserstein = character(),
+  nmf_manifold = manifold_settings,
   ot_distance = character()
 )
 

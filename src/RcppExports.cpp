@@ -39,6 +39,84 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_knn_graph
+SEXP r_knn_graph(const Eigen::Map<Eigen::MatrixXd> x, int k, std::string weight, int threads);
+RcppExport SEXP _nmfkit_r_knn_graph(SEXP xSEXP, SEXP kSEXP, SEXP weightSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< std::string >::type weight(weightSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_knn_graph(x, k, weight, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_gnmf
+Rcpp::List r_gnmf(SEXP x, const Eigen::Map<Eigen::SparseMatrix<double>> graph, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double lambda, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_gnmf(SEXP xSEXP, SEXP graphSEXP, SEXP wSEXP, SEXP hSEXP, SEXP lambdaSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::SparseMatrix<double>> >::type graph(graphSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_gnmf(x, graph, w, h, lambda, control, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_rmnmf
+Rcpp::List r_rmnmf(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::SparseMatrix<double>> graph, const Eigen::Map<Eigen::MatrixXd> f, const Eigen::Map<Eigen::MatrixXd> g, double lambda, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_rmnmf(SEXP xSEXP, SEXP graphSEXP, SEXP fSEXP, SEXP gSEXP, SEXP lambdaSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::SparseMatrix<double>> >::type graph(graphSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type f(fSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type g(gSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_rmnmf(x, graph, f, g, lambda, control, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_max_assignment
+std::vector<int> r_max_assignment(const Eigen::Map<Eigen::MatrixXd> profit);
+RcppExport SEXP _nmfkit_r_max_assignment(SEXP profitSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type profit(profitSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_max_assignment(profit));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_smrmf
+Rcpp::List r_smrmf(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> f, const Eigen::Map<Eigen::MatrixXd> g, double lambda, bool fast, int k, int exemplars, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_smrmf(SEXP xSEXP, SEXP fSEXP, SEXP gSEXP, SEXP lambdaSEXP, SEXP fastSEXP, SEXP kSEXP, SEXP exemplarsSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type f(fSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type g(gSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< bool >::type fast(fastSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type exemplars(exemplarsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_smrmf(x, f, g, lambda, fast, k, exemplars, control, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf
 Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_nmf(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -303,6 +381,11 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
+    {"_nmfkit_r_knn_graph", (DL_FUNC) &_nmfkit_r_knn_graph, 4},
+    {"_nmfkit_r_gnmf", (DL_FUNC) &_nmfkit_r_gnmf, 7},
+    {"_nmfkit_r_rmnmf", (DL_FUNC) &_nmfkit_r_rmnmf, 7},
+    {"_nmfkit_r_max_assignment", (DL_FUNC) &_nmfkit_r_max_assignment, 1},
+    {"_nmfkit_r_smrmf", (DL_FUNC) &_nmfkit_r_smrmf, 9},
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
     {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},

@@ -95,6 +95,70 @@ inline nmfkit::FftPlanner fft_planner(const std::string& planner) {
       "fft_planner");
 }
 
+/// Reads a setting of a control list, or `def` when it is absent or NULL.
+inline double ctrl_dbl_or(const Rcpp::List& c, const char* name, double def) {
+  if (!c.containsElementNamed(name) || Rf_isNull(c[name])) return def;
+  return Rcpp::as<double>(c[name]);
+}
+
+/// nmf_control() -> GnmfParams; the R layer has filled in tol (1e-5 unless
+/// set) and min_iter.
+inline nmfkit::GnmfParams gnmf_params(const Rcpp::List& control,
+                                      double lambda) {
+  nmfkit::GnmfParams p;
+  p.lambda = lambda;
+  p.max_iter = ctrl_int(control, "max_iter");
+  p.min_iter = static_cast<int>(ctrl_dbl_or(control, "min_iter", 30));
+  p.tol = ctrl_dbl(control, "tol");
+  p.threads = ctrl_int(control, "threads");
+  return p;
+}
+
+/// nmf_control() -> AlmParams (RMNMF and the SMRMF family); the R layer has
+/// filled in the variant's knobs (mu0, rho, mu_max, sign_compat).
+inline nmfkit::AlmParams alm_params(const Rcpp::List& control, double lambda) {
+  nmfkit::AlmParams p;
+  p.lambda = lambda;
+  p.max_iter = ctrl_int(control, "max_iter");
+  p.min_iter = static_cast<int>(ctrl_dbl_or(control, "min_iter", 30));
+  p.tol = ctrl_dbl(control, "tol");
+  p.threads = ctrl_int(control, "threads");
+  p.mu0 = ctrl_dbl(control, "mu0");
+  p.rho = ctrl_dbl(control, "rho");
+  p.mu_max = ctrl_dbl(control, "mu_max");
+  p.sign_compat = Rcpp::as<bool>(control["sign_compat"]);
+  return p;
+}
+
+/// nmf_control() -> SmrmfParams (SMRMF, f-SMRMF, SMRMF-NS, SMRMF-Euc); the
+/// R layer has filled in every knob.
+inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
+                                        double lambda, bool fast, int k,
+                                        int exemplars) {
+  nmfkit::SmrmfParams p;
+  p.alm = alm_params(control, lambda);
+  const bool split = Rcpp::as<bool>(control["split"]);
+  p.kind = fast ? nmfkit::SmrmfKind::fast
+                : (split ? nmfkit::SmrmfKind::smrmf : nmfkit::SmrmfKind::ns);
+  p.kernel = lookup<nmfkit::ZKernel>(
+      Rcpp::as<std::string>(control["kernel"]),
+      {{"selftune", nmfkit::ZKernel::selftune},
+       {"sigma_i2", nmfkit::ZKernel::sigma_i2},
+       {"sigma_i", nmfkit::ZKernel::sigma_i},
+       {"euclidean", nmfkit::ZKernel::euclidean}},
+      "kernel");
+  p.k = k;
+  p.exemplars = exemplars;
+  p.beta = ctrl_dbl(control, "beta");
+  p.w_g = ctrl_dbl(control, "w_g");
+  p.mu_z = ctrl_dbl(control, "mu_z");
+  p.gamma = ctrl_dbl(control, "gamma");
+  p.ds3_max_iter = ctrl_int(control, "ds3_max_iter");
+  p.rank_linf = Rcpp::as<std::string>(control["rank_norm"]) == "linf";
+  p.keep_z = Rcpp::as<bool>(control["keep_z"]);
+  return p;
+}
+
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData
 /// (a dgCMatrix), without copying x.
 template <class F>

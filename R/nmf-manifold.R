@@ -1,0 +1,342 @@
+#' Manifold-regularised NMF: clusters that respect the data manifold
+#'
+#' Factorises `x` (features x points, columns are points) as `x ~ F G'` with
+#' a basis `F` (`W`, features x `rank`) and a cluster indicator `G` (points x
+#' `rank`, stored transposed as `H`), penalising `tr(G' L G)` for the
+#' Laplacian `L` of a k-nearest-neighbour graph of the points, so that
+#' neighbours get similar codes. The cluster of point `j` is the largest
+#' entry of row `j` of `G` ([clusters()]).
+#'
+#' * `"gnmf"` (Cai et al. 2011): `min ||X - F G'||_F^2 + lambda tr(G' L G)`
+#'   with `F, G >= 0`, by Cai's multiplicative updates (`G` first, columns of
+#'   `F` normalised to unit length before and after). It stops when
+#'   `(m - J_t) / m <= tol` (default `1e-5`) after 30 iterations, with `J_t`
+#'   the objective and `m <- 0.1 m + 0.9 J_t` from `m = 10 J_0` (Cai's
+#'   rule). `x` must be nonnegative; `lambda = 0` is Lee-Seung NMF.
+#' * `"rmnmf"` (Huang et al. 2014): `min ||X - F G'||_{2,1} + lambda
+#'   tr(G' L G)` with `G >= 0`, `G'G = I` and `F` of any sign, by the
+#'   authors' augmented-Lagrangian method (2,1-norm prox, least squares for
+#'   `F`, an orthogonal Procrustes step for `G` by a thin SVD). Penalty
+#'   `mu` from `mu0 = 1e-3`, times `rho = 1.05` per iteration up to
+#'   `mu_max = 1e10`; stops when, after 30 iterations, both scaled residuals
+#'   `||X - F G' - E|| / ||X||` and `||G - H|| / sqrt(n)` are `<= tol`
+#'   (default `1e-8`). The authors' code has `+ (lambda / mu) L H` in the
+#'   Procrustes step where the gradient needs `-`; the default is `-`,
+#'   `sign_compat = TRUE` gives the author code.
+#' * `"smrmf"` and `"fsmrmf"` (Mani, Domeniconi and Griva): RMNMF whose graph
+#'   is learnt. A DS3 encoding `Z` (points x points, columns on the simplex,
+#'   `z_ij` = how much point `i` represents point `j`) is fitted to kernel
+#'   dissimilarities of the points and of their codes (rows of `G`); the
+#'   `exemplars` rows of `Z` with the largest norms each link to their `k`
+#'   largest entries, and that selective graph regularises the next
+#'   iteration. `"smrmf"` bounds `Z` in the l1,inf norm through a split
+#'   `C = Z` (ADMM, started by DS3 on the input dissimilarities);
+#'   `"fsmrmf"` relaxes the bound to `gamma ||Z||_F^2` and solves each column
+#'   in closed form. The paper's equations are lost: nmfkit follows the
+#'   reconstruction in its specification, and its gains over RMNMF are not
+#'   verified (see `bench/manifold.R`). These use `n x n` dense buffers.
+#'
+#' Scale matters for `"rmnmf"`: the prox threshold `1 / mu` is in data units,
+#' so the fit of `c * x` is not `c` times the fit of `x`. Nothing is rescaled
+#' silently; `preprocess = "minmax"` maps each feature to `[0, 1]` (the
+#' paper's protocol) and is recorded in the fit. GNMF fits are equivariant:
+#' `c * x` gives the same iterations and `c` times the coefficients.
+#'
+#' The graph: for each point its `k` nearest other points (Euclidean, exact,
+#' ties to the lower index), weighted 1 (`"binary"`), by the heat kernel
+#' `exp(-d^2 / (2 t^2))` with `t` the mean of all pairwise distances
+#' (`"heat"`, Cai's `constructW`), or `exp(-d^2 / (s_i s_j))` with `s_i` the
+#' distance to the `k`-th neighbour (`"selftune"`); symmetrised by
+#' `max(W, W')`, no self-loops. `graph` takes your own affinity instead.
+#'
+#' @param x Data, features x points: a numeric matrix, numeric data frame or
+#'   `dgCMatrix`. Nonnegative for `"gnmf"` (after `preprocess`); any sign for
+#'   the others (densified).
+#' @param rank Number of clusters `c`.
+#' @param method `"rmnmf"`, `"gnmf"`, `"smrmf"` or `"fsmrmf"`.
+#' @param lambda Weight of the graph penalty, at least 0; `NULL` means 100
+#'   for `"gnmf"` (Cai's wrapper) and 1 otherwise.
+#' @param k Neighbours per point, from 1 to `n - 1`; `NULL` means 5 (`"gnmf"`,
+#'   `"rmnmf"`) or `round(sqrt(n))`.
+#' @param weight Edge weights: `"binary"`, `"heat"` or `"selftune"`.
+#' @param graph Your own affinity: an `n x n` symmetric, nonnegative matrix or
+#'   `dgCMatrix` with zero diagonal; `k` and `weight` are then ignored.
+#' @param init `"nndsvd"` (NNDSVD, zeros kept; the default, except for
+#'   `"gnmf"`), `"random"` (uniform `[0, 1)` from R's RNG, Cai's start and the
+#'   default for `"gnmf"`; the coefficients are scaled to the data so that
+#'   fits are equivariant) or `"kmeans"` (the RMNMF authors' start: k-means
+#'   indicators plus 0.2, for points and for features).
+#' @param exemplars For `"smrmf"`/`"fsmrmf"`: the number of exemplars, as a
+#'   fraction of `n` in `(0, 1]` or a count up to `n`.
+#' @param preprocess `"none"` or `"minmax"` (each feature to `[0, 1]`,
+#'   constant features to 0).
+#' @param control [nmf_control()] settings: `max_iter` (default 1000),
+#'   `tol` (default per method, see above), `threads`, `verbose`.
+#' @param ... Variant knobs (also accepted inside `control`): `sign_compat`
+#'   (`FALSE`), `mu0` (`1e-3`), `rho` (1.05), `mu_max` (`1e10`), `min_iter`
+#'   (30), `labels` (`"argmax"` or `"kmeans"` on `G`); for SMRMF and
+#'   f-SMRMF `kernel` (`"selftune"` `exp(-d^2/(s_i s_j))`, `"sigma_i2"`,
+#'   `"sigma_i"`, or `"euclidean"`: squared distances over their maximum,
+#'   SMRMF-Euc), `split` (`TRUE`; `FALSE` is SMRMF-NS: no l1,inf split, every
+#'   point may be an exemplar), `beta` (1, weight of the input
+#'   dissimilarities), `w_g` (weight of the codes' dissimilarities, default
+#'   `lambda / 2`), `mu_z` (0.1), `gamma` (f-SMRMF; default the CAN rule),
+#'   `ds3_max_iter` (3000), `rank_norm` (`"l2"` or `"linf"`) and `keep_z`
+#'   (`FALSE`; `TRUE` keeps `Z` in the fit).
+#' @return An object of class `c("nmfkit_manifold", "nmfkit")` with the
+#'   common fields and `method`, `lambda`, `k`, `weight`, `labels` (an integer
+#'   cluster per point), `G` (points x `rank`), `graph` (the affinity,
+#'   sparse), `residual` and `mu` (ALM traces), `preprocess`, `exemplars`
+#'   (SMRMF: the ranked exemplar points) and `Z` (with `keep_z = TRUE`).
+#' @references Cai, D., He, X., Han, J. and Huang, T. S. (2011). Graph
+#'   regularized nonnegative matrix factorization for data representation.
+#'   IEEE TPAMI 33(8), 1548-1560.
+#'
+#'   Huang, J., Nie, F., Huang, H. and Ding, C. (2014). Robust manifold
+#'   nonnegative matrix factorization. ACM TKDD 8(3), 11.
+#'
+#'   Mani, P., Domeniconi, C. and Griva, I. Unsupervised selective manifold
+#'   regularized matrix factorization.
+#' @seealso [clusters()], [cluster_acc()], [two_moons()],
+#'   [plot.nmfkit_manifold()].
+#' @examples
+#' set.seed(1)
+#' x <- two_moons(200)
+#' fit <- nmf_manifold(x, rank = 2, k = 14, weight = "heat",
+#'                     preprocess = "minmax")
+#' fit
+#' cluster_acc(attr(x, "labels"), clusters(fit))
+#' @export
+nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf"),
+                         lambda = NULL, k = NULL,
+                         weight = c("binary", "heat", "selftune"), graph = NULL,
+                         init = c("nndsvd", "random", "kmeans"),
+                         exemplars = 0.1, preprocess = c("none", "minmax"),
+                         control = nmf_control(max_iter = 1000), ...) {
+  call <- match.call()
+  method <- check_choice(method, c("rmnmf", "gnmf", "smrmf", "fsmrmf"))
+  weight <- check_choice(weight, c("binary", "heat", "selftune"))
+  # GNMF starts as Cai's code does: from NNDSVD one component dominates
+  # every point's code and the argmax labels collapse
+  if (missing(init) && method == "gnmf") init <- "random"
+  init <- check_choice(init, c("nndsvd", "random", "kmeans"))
+  preprocess <- check_choice(preprocess, c("none", "minmax"))
+  control <- manifold_control(control, method, list(...))
+  prep <- manifold_data(x, method, preprocess)
+  x <- prep$x
+  n <- ncol(x)
+  if (n < 3L) {
+    abort_nmfkit(c("{.arg x} must have at least 3 points (columns).",
+                   "x" = "It has {n}."), "dimension")
+  }
+  max_rank <- if (init == "nndsvd") min(dim(x)) else n - 1L
+  rank <- check_rank(rank, max_rank,
+                     why = if (init == "nndsvd") "{.code min(dim(x))}, for NNDSVD"
+                           else "the number of points - 1")
+  lambda <- check_number(lambda %||% if (method == "gnmf") 100 else 1, min = 0)
+  k_default <- if (method %in% c("gnmf", "rmnmf")) 5L else round(sqrt(n))
+  if (is.null(graph)) {
+    k <- check_count(k %||% k_default, min = 1, max = n - 1, what = "k")
+    if (method %in% c("gnmf", "rmnmf")) {
+      graph <- knn_graph(x, k, weight, control$threads)
+    }
+  } else if (method %in% c("gnmf", "rmnmf")) {
+    graph <- check_graph(graph, n)
+    k <- NA_integer_
+    weight <- "user"
+  } else {
+    abort_nmfkit(c("{.arg graph} must be {.code NULL} for {.val {method}}.",
+                   "i" = "SMRMF learns its own selective graph; set {.arg k}."),
+                 "graph")
+  }
+  n_exemplars <- check_exemplars(exemplars, n)
+  start <- manifold_init(x, rank, init, control$threads)
+
+  fit <- switch(method,
+    gnmf = r_gnmf(x, graph, start$W, start$H, lambda, control,
+                  progress_callback(control)),
+    rmnmf = r_rmnmf(as.matrix(x), graph, start$W, t(start$H), lambda, control,
+                    progress_callback(control)),
+    r_smrmf(as.matrix(x), start$W, t(start$H), lambda, method == "fsmrmf",
+            k, n_exemplars, control, progress_callback(control))
+  )
+  warn_status(fit$status, control, fit$iterations, call)
+  labels <- if (identical(control$labels, "kmeans")) {
+    stats::kmeans(fit$G, rank, nstart = 10)$cluster
+  } else fit$labels + 1L
+  names(labels) <- colnames(x)
+  G <- fit$G
+  dimnames(G) <- list(colnames(x), paste0("nmf", seq_len(rank)))
+  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
+             control, variant = "manifold", x = x, dimnames = dimnames(x),
+             loss_name = "objective", method = method, lambda = lambda, k = k,
+             weight = weight, labels = labels, G = G, graph = fit$graph,
+             residual = fit$residual, mu = fit$mu,
+             exemplars = fit$exemplars, Z = fit$Z,
+             preprocess = prep$preprocess,
+             image_dim = prep$image_dim)
+}
+
+# Data of nmf_manifold(): finite numeric, min-max scaled on request, then
+# nonnegative for GNMF. Returns list(x, preprocess, image_dim).
+manifold_data <- function(x, method, preprocess, call = rlang::caller_env()) {
+  image_dim <- attr(x, "image_dim")
+  x <- as_numeric_matrix(x, "x", call)
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    abort_nmfkit(c("{.arg x} must have at least one row and one column.",
+                   "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
+                 "empty", call = call)
+  }
+  vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  check_finite_values(x, vals, "x", call)
+  info <- list(method = preprocess)
+  if (preprocess == "minmax") {
+    x <- as.matrix(x)
+    lo <- apply(x, 1, min)
+    span <- apply(x, 1, max) - lo
+    x <- (x - lo) / ifelse(span > 0, span, Inf)
+    info$min <- lo
+    info$range <- span
+  }
+  vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  if (method == "gnmf") check_nonnegative_values(x, vals, "x", call)
+  if (!any(vals != 0)) {
+    abort_nmfkit(c("{.arg x} must have at least one nonzero entry.",
+                   "x" = "All {nrow(x)} x {ncol(x)} entries are zero."),
+                 "zero", call = call)
+  }
+  list(x = x, preprocess = info, image_dim = image_dim)
+}
+
+# Settings: nmf_control() plus the variant's knobs from `...`, with the
+# method's default tolerance unless the user set one.
+manifold_control <- function(control, method, knobs,
+                             call = rlang::caller_env()) {
+  # knobs in `...` are settings like those in `control`: misspelt or foreign
+  # names are errors, not ignored
+  check_setting_names(names(knobs), length(knobs), arg = "...", call = call)
+  if (length(knobs) && is.list(control)) {
+    control[names(knobs)] <- knobs
+  }
+  control <- check_control(control, default = nmf_control(max_iter = 1000),
+                           fn = "nmf_manifold", call = call)
+  if (!isTRUE(control$tol_set) && !"tol" %in% names(knobs)) {
+    control$tol <- if (method == "gnmf") 1e-5 else 1e-8
+  }
+  num <- function(name, def, min, strict = FALSE) {
+    check_number(control[[name]] %||% def, min = min, strict = strict,
+                 arg = name, call = call, what = "control")
+  }
+  control$mu0 <- num("mu0", 1e-3, 0, strict = TRUE)
+  control$rho <- num("rho", 1.05, 1)
+  control$mu_max <- num("mu_max", 1e10, control$mu0)
+  control$min_iter <- check_count(control$min_iter %||% 30L, min = 0,
+                                  arg = "min_iter", call = call,
+                                  what = "control")
+  control$sign_compat <- check_flag(control$sign_compat %||% FALSE,
+                                    arg = "sign_compat", call = call)
+  control$kernel <- check_choice(control$kernel %||% "selftune",
+                                 c("selftune", "sigma_i2", "sigma_i",
+                                   "euclidean"), arg = "kernel", call = call)
+  control$split <- check_flag(control$split %||% TRUE, arg = "split",
+                              call = call)
+  control$beta <- num("beta", 1, 0)
+  control$w_g <- if (is.null(control$w_g)) -1 else num("w_g", NULL, 0)
+  control$mu_z <- num("mu_z", 0.1, 0, strict = TRUE)
+  control$gamma <- if (is.null(control$gamma)) -1 else
+    num("gamma", NULL, 0, strict = TRUE)
+  control$ds3_max_iter <- check_count(control$ds3_max_iter %||% 3000L,
+                                      min = 1, arg = "ds3_max_iter",
+                                      call = call, what = "control")
+  control$rank_norm <- check_choice(control$rank_norm %||% "l2",
+                                    c("l2", "linf"), arg = "rank_norm",
+                                    call = call)
+  control$keep_z <- check_flag(control$keep_z %||% FALSE, arg = "keep_z",
+                               call = call)
+  control$labels <- check_choice(control$labels %||% "argmax",
+                                 c("argmax", "kmeans"), arg = "labels",
+                                 call = call)
+  control
+}
+
+# The k-NN affinity of the columns of x (sparse).
+knn_graph <- function(x, k, weight, threads) {
+  r_knn_graph(as.matrix(x), k, weight, threads)
+}
+
+# A user affinity: n x n, finite, symmetric, nonnegative, zero diagonal.
+check_graph <- function(graph, n, arg = "graph", call = rlang::caller_env()) {
+  if (!(inherits(graph, "Matrix") || (is.matrix(graph) && is.numeric(graph)))) {
+    abort_nmfkit(c("{.arg {arg}} must be a numeric matrix or a sparse {.cls dgCMatrix}.",
+                   "x" = "It is {.obj_type_friendly {graph}}."),
+                 "graph", call = call)
+  }
+  if (!identical(dim(graph), c(n, n))) {
+    abort_nmfkit(c("{.arg {arg}} must be {n} x {n}, one row and column per point.",
+                   "x" = "It is {nrow(graph)} x {ncol(graph)}."),
+                 "graph", call = call)
+  }
+  g <- as_dgc(Matrix::Matrix(graph, sparse = TRUE), arg, call)
+  if (any(!is.finite(g@x))) {
+    abort_nmfkit(c("{.arg {arg}} must have finite weights.",
+                   "x" = "It has {sum(!is.finite(g@x))} non-finite entr{?y/ies}."),
+                 "graph", call = call)
+  }
+  if (any(g@x < 0)) {
+    abort_nmfkit(c("{.arg {arg}} must be nonnegative.",
+                   "x" = "It has {sum(g@x < 0)} negative weight{?s}; the smallest is {signif(min(g@x), 4)}."),
+                 "graph", call = call)
+  }
+  d <- Matrix::diag(g)
+  if (any(d != 0)) {
+    abort_nmfkit(c("{.arg {arg}} must have a zero diagonal (no self-loops).",
+                   "x" = "{sum(d != 0)} diagonal entr{?y is/ies are} nonzero; the first at [{which(d != 0)[1]}, {which(d != 0)[1]}]."),
+                 "graph", call = call)
+  }
+  asym <- max(abs(g - Matrix::t(g)))
+  if (asym > 1e-12 * max(1, max(g@x))) {
+    abort_nmfkit(c("{.arg {arg}} must be symmetric.",
+                   "x" = "{.code max(abs(graph - t(graph)))} is {signif(asym, 3)}."),
+                 "graph", call = call)
+  }
+  Matrix::drop0(g)
+}
+
+# Exemplar count from a fraction in (0, 1] or a count up to n.
+check_exemplars <- function(exemplars, n, call = rlang::caller_env()) {
+  ok <- is_number(exemplars) && exemplars > 0 &&
+    (exemplars <= 1 || (exemplars == round(exemplars) && exemplars <= n))
+  if (!ok) {
+    found <- if (is_number(exemplars)) format(exemplars) else
+      cli::format_inline("{.obj_type_friendly {exemplars}}")
+    abort_nmfkit(c("{.arg exemplars} must be a fraction in (0, 1] or a whole number of points up to {n}.",
+                   "x" = "It is {found}."),
+                 "exemplars", call = call)
+  }
+  as.integer(if (exemplars <= 1) max(1, ceiling(exemplars * n)) else exemplars)
+}
+
+# Starting factors W (p x c) and H (c x n).
+manifold_init <- function(x, rank, init, threads) {
+  p <- nrow(x)
+  n <- ncol(x)
+  switch(init,
+    nndsvd = init_factors(x, rank, "nndsvd", threads),
+    random = {
+      W <- matrix(stats::runif(p * rank), p, rank)
+      H <- matrix(stats::runif(rank * n), rank, n)
+      # scaled so that W H has the norm of x: c * x then starts at c * H
+      W <- sweep(W, 2, sqrt(colSums(W^2)), "/")
+      xn <- sqrt(if (inherits(x, "dgCMatrix")) sum(x@x^2) else sum(x^2))
+      list(W = W, H = H * (xn / sqrt(sum((W %*% H)^2))))
+    },
+    kmeans = {
+      xd <- as.matrix(x)
+      pts <- stats::kmeans(t(xd), rank, nstart = 10)$cluster
+      feat <- if (p > rank) stats::kmeans(xd, rank, nstart = 10)$cluster
+              else ((seq_len(p) - 1L) %% rank) + 1L
+      list(W = diag(rank)[feat, , drop = FALSE] + 0.2,
+           H = t(diag(rank)[pts, , drop = FALSE] + 0.2))
+    }
+  )
+}

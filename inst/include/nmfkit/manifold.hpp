@@ -1,0 +1,346 @@
+// Manifold-regularised matrix factorisation: GNMF (Cai et al. 2011,
+// multiplicative updates with a graph penalty) and RMNMF (Huang et al. 2014,
+// an augmented-Lagrangian method for the 2,1-norm loss with an orthonormal
+// cluster indicator). Points are the columns of X (p x n); the papers'
+// X ~ F G' has F = W (p x c) and G = H' (n x c). Graphs are sparse: no
+// n x n buffer anywhere. Each solver is an update step plus a small loop
+// (detail::drive), so that the steps can move onto a shared driver.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "data.hpp"
+#include "graph.hpp"
+#include "hooks.hpp"
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+/// Result of a manifold solver: W = F (p x c), H (c x n, nonnegative), the
+/// cluster indicator G (n x c; for GNMF H'), the loss trace (the objective),
+/// and for the ALM solvers the residual and penalty traces.
+struct ManifoldResult : Result {
+  Mat G;
+  std::vector<double> residual;
+  std::vector<double> mu;
+  SpMat graph;                 // the final affinity (SMRMF: selective)
+  std::vector<int> exemplars;  // SMRMF / f-SMRMF: ranked, 0-based
+  Mat Z;                       // SMRMF / f-SMRMF: the encoding, if kept
+};
+
+/// Settings of GNMF. Stopping (Cai's GNMF_Multi): m <- r m + (1 - r) J_t
+/// from m_0 = 10 J_0, stop once (m - J_t) / m <= tol after min_iter.
+struct GnmfParams {
+  double lambda = 100.0;
+  int max_iter = 1000;
+  int min_iter = 30;
+  double tol = 1e-5;
+  double mean_fit_ratio = 0.1;
+  double eps = 1e-10;  // floor of the denominators (max, not +)
+  int threads = 1;
+};
+
+/// Settings of the ALM solvers (RMNMF and the SMRMF family).
+struct AlmParams {
+  double lambda = 1.0;
+  double mu0 = 1e-3;
+  double rho = 1.05;
+  double mu_max = 1e10;
+  int max_iter = 1000;
+  int min_iter = 30;
+  double tol = 1e-8;
+  bool sign_compat = false;  // + (lambda/mu) L H in the G step (author code)
+  int threads = 1;
+};
+
+namespace detail {
+
+/// What one iteration reports to the loop.
+struct StepOutcome {
+  double loss;
+  bool converged;
+};
+
+/// The loop every manifold solver runs: one step per iteration, the trace,
+/// progress, finiteness, convergence and interrupts (main thread only).
+template <class Hooks, class Step>
+void drive(int max_iter, Hooks& hooks, Result& r, Step&& step) {
+  r.status = Status::max_iter;
+  for (int it = 1; it <= max_iter; ++it) {
+    const StepOutcome o = step(it);
+    r.loss.push_back(o.loss);
+    r.iterations = it;
+    hooks.progress(it, o.loss);
+    if (!std::isfinite(o.loss)) {
+      r.status = Status::numerical_error;
+      break;
+    }
+    if (o.converged) {
+      r.status = Status::converged;
+      break;
+    }
+    if (hooks.check_interrupt()) {
+      r.status = Status::interrupted;
+      break;
+    }
+  }
+}
+
+/// Cai's NormalizeUV: columns of W to unit 2-norm, rows of H scaled back.
+inline void normalize_columns(Mat& wt, Mat& h) {
+  for (Index k = 0; k < wt.rows(); ++k) {
+    const double nk = wt.row(k).norm();
+    if (nk > 0.0) {
+      wt.row(k) /= nk;
+      h.row(k) *= nk;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// GNMF: min ||X - W H||_F^2 + lambda tr(H L H'), W, H >= 0, by Cai's
+/// multiplicative updates, H (his V') first. `graph` is the affinity
+/// (n x n, symmetric, nonnegative, zero diagonal). lambda = 0 is Lee-Seung.
+template <class DataT, class Hooks = NullHooks>
+ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
+                    const Mat& h0, const GnmfParams& p, Hooks& hooks) {
+  const Index m = x.rows(), n = x.cols(), c = w0.cols();
+  require(w0.rows() == m && h0.rows() == c && h0.cols() == n && c >= 1,
+          "gnmf: W must be p x c and H c x n");
+  require(graph.rows() == n && graph.cols() == n, "gnmf: graph must be n x n");
+  require(p.max_iter >= 1 && p.min_iter >= 0 && p.tol >= 0 &&
+              p.lambda >= 0 && p.threads >= 1,
+          "gnmf: params");
+  const bool reg = p.lambda > 0.0 && graph.nonZeros() > 0;
+  const SpMat sw = p.lambda * graph;
+  const Vec deg = degrees(sw);
+  const double x2 = x.sq_norm();
+  const double work = 2.0 * x.stored() * c;
+
+  ManifoldResult r;
+  Mat wt = w0.transpose();  // c x p
+  Mat& h = r.H;
+  h = h0;
+  detail::normalize_columns(wt, h);
+  Mat wtx, xht, num, den;
+  x.left_mult(wt, wtx, p.threads);
+  auto objective = [&]() {
+    const double hx = detail::sum_chunks(n, p.threads, [&](Index j) {
+      return h.col(j).dot(wtx.col(j));
+    }, 2.0 * c * n);
+    const Mat wtw = wt * wt.transpose();
+    const Mat hht = h * h.transpose();
+    const double fit = std::max(0.0, x2 - 2.0 * hx + wtw.cwiseProduct(hht).sum());
+    return fit + (reg ? graph_smoothness(sw, h) : 0.0);
+  };
+  double mean_fit = 10.0 * objective();
+
+  // One iteration: H from W (and the graph), then W from H; wtx is W'X of
+  // the current W on entry and on exit.
+  auto step = [&](int it) {
+    const Mat wtw = wt * wt.transpose();
+    detail::for_chunks(n, p.threads, [&](Index b, Index l) {
+      Mat nu = wtx.middleCols(b, l);
+      Mat de = wtw * h.middleCols(b, l);
+      if (reg) {
+        nu.noalias() += h * sw.middleCols(b, l);
+        for (Index q = 0; q < l; ++q) de.col(q) += deg[b + q] * h.col(b + q);
+      }
+      // the new columns depend on all of h through the graph: write to a
+      // separate buffer
+      num.middleCols(b, l) = nu;
+      den.middleCols(b, l) = de;
+    }, work);
+    h.array() *= num.array() / den.array().max(p.eps);
+    x.left_mult_t(h, xht, p.threads);  // H X', c x p
+    const Mat hht = h * h.transpose();
+    detail::for_chunks(m, p.threads, [&](Index b, Index l) {
+      const Mat de = hht * wt.middleCols(b, l);
+      wt.middleCols(b, l).array() *=
+          xht.middleCols(b, l).array() / de.array().max(p.eps);
+    }, work);
+    x.left_mult(wt, wtx, p.threads);
+    const double j = objective();
+    mean_fit = p.mean_fit_ratio * mean_fit + (1.0 - p.mean_fit_ratio) * j;
+    const bool done = it > p.min_iter && mean_fit > 0.0 &&
+                      (mean_fit - j) / mean_fit <= p.tol;
+    return detail::StepOutcome{j, done};
+  };
+  num.resize(c, n);
+  den.resize(c, n);
+  detail::drive(p.max_iter, hooks, r, step);
+  detail::normalize_columns(wt, h);
+  r.W = wt.transpose();
+  r.G = h.transpose();
+  r.graph = graph;
+  return r;
+}
+
+namespace detail {
+
+/// The ALM variables of RMNMF (and SMRMF's factorisation block) and its
+/// steps, each the exact minimiser of the augmented Lagrangian in one
+/// variable: E (p x n), F (p x c), H, G (n x c), multipliers Gam (p x n),
+/// Sig (n x c), penalty mu.
+struct AlmState {
+  Mat F, G, H, E, Gam, Sig, A;
+  double mu = 1e-3;
+
+  void start(const Eigen::Ref<const Mat>& x, const Mat& f0, const Mat& g0,
+             double mu0) {
+    F = f0;
+    G = g0;
+    H = g0;
+    E = Mat::Zero(x.rows(), x.cols());
+    Gam = Mat::Zero(x.rows(), x.cols());
+    Sig = Mat::Zero(g0.rows(), g0.cols());
+    mu = mu0;
+  }
+
+  /// E <- prox of ||.||_{2,1} / mu at Q = X - F G' + Gam / mu, column-wise
+  /// shrinkage e_j = max(0, 1 - 1 / (mu ||q_j||)) q_j.
+  void update_e(const Eigen::Ref<const Mat>& x, int threads) {
+    const double inv = 1.0 / mu;
+    for_chunks(x.cols(), threads, [&](Index b, Index l) {
+      E.middleCols(b, l) = x.middleCols(b, l) - F * G.middleRows(b, l).transpose() +
+                           inv * Gam.middleCols(b, l);
+      for (Index j = b; j < b + l; ++j) {
+        const double nq = E.col(j).norm();
+        const double s = nq > 0.0 ? std::max(0.0, 1.0 - inv / nq) : 0.0;
+        E.col(j) *= s;
+      }
+    }, 4.0 * x.size() * F.cols());
+  }
+
+  /// A = X - E + Gam / mu; F <- A G (G'G)^-1.
+  void update_f(const Eigen::Ref<const Mat>& x, int threads) {
+    A = x - E + Gam / mu;
+    Mat ag(A.rows(), G.cols());
+    for_chunks(A.rows(), threads, [&](Index b, Index l) {
+      ag.middleRows(b, l).noalias() = A.middleRows(b, l) * G;
+    }, 2.0 * A.size() * G.cols());
+    const Mat gtg = G.transpose() * G;
+    F = gtg.ldlt().solve(ag.transpose()).transpose();
+  }
+
+  /// H <- max(0, G + Sig / mu - (lambda / mu) L G).
+  void update_h(const SpMat& lap, double lambda) {
+    const Mat lg = lap * G;
+    H = (G + Sig / mu - (lambda / mu) * lg).cwiseMax(0.0);
+  }
+
+  /// G <- P Q' from the thin SVD of M = H - Sig/mu -/+ (lambda/mu) L H + A'F
+  /// (the orthogonal Procrustes solution); `plus` is the author's sign.
+  void update_g(const SpMat& lap, double lambda, bool plus, int threads) {
+    Mat m(G.rows(), G.cols());
+    for_chunks(A.cols(), threads, [&](Index b, Index l) {
+      m.middleRows(b, l).noalias() = A.middleCols(b, l).transpose() * F;
+    }, 2.0 * A.size() * G.cols());
+    const Mat lh = lap * H;
+    m += H - Sig / mu + (plus ? 1.0 : -1.0) * (lambda / mu) * lh;
+    Eigen::JacobiSVD<Mat> svd(m, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    G = svd.matrixU() * svd.matrixV().transpose();
+  }
+
+  /// Multipliers and penalty; returns the scaled primal residual
+  /// max(||X - F G' - E|| / ||X||, ||G - H|| / sqrt(n)) and, through
+  /// `loss21`, sum_j ||x_j - F g_j|| of the new factors.
+  double update_multipliers(const Eigen::Ref<const Mat>& x, double rho,
+                            double mu_max, double x_norm, int threads,
+                            double& loss21) {
+    const Index n = x.cols();
+    const Index len = chunk_length(n);
+    std::vector<double> r2((n + len - 1) / len), l21((n + len - 1) / len);
+    for_chunks(n, threads, [&](Index b, Index l) {
+      Mat res = x.middleCols(b, l) - F * G.middleRows(b, l).transpose();
+      double s = 0.0, t = 0.0;
+      for (Index q = 0; q < l; ++q) t += res.col(q).norm();
+      res -= E.middleCols(b, l);
+      s = res.squaredNorm();
+      Gam.middleCols(b, l) += mu * res;
+      r2[b / len] = s;
+      l21[b / len] = t;
+    }, 4.0 * x.size() * F.cols());
+    double s = 0.0;
+    loss21 = 0.0;
+    for (size_t i = 0; i < r2.size(); ++i) {
+      s += r2[i];
+      loss21 += l21[i];
+    }
+    Sig += mu * (G - H);
+    const double rg = (G - H).norm() / std::sqrt(static_cast<double>(n));
+    mu = std::min(rho * mu, mu_max);
+    const double rx = x_norm > 0.0 ? std::sqrt(s) / x_norm : std::sqrt(s);
+    return std::max(rx, rg);
+  }
+
+  /// Steps 1-5 of one ALM iteration on the Laplacian `lap`; returns the
+  /// residual, `loss` gets the objective ||X - F G'||_{2,1} + lambda
+  /// tr(G' L G).
+  double iterate(const Eigen::Ref<const Mat>& x, const SpMat& lap,
+                 const AlmParams& p, double x_norm, double& loss) {
+    update_e(x, p.threads);
+    update_f(x, p.threads);
+    update_h(lap, p.lambda);
+    update_g(lap, p.lambda, p.sign_compat, p.threads);
+    double l21 = 0.0;
+    const double res =
+        update_multipliers(x, p.rho, p.mu_max, x_norm, p.threads, l21);
+    loss = l21 + p.lambda * (G.transpose() * (lap * G)).trace();
+    return res;
+  }
+};
+
+}  // namespace detail
+
+/// RMNMF: min ||X - F G'||_{2,1} + lambda tr(G' L G) s.t. G >= 0, G'G = I,
+/// by the ALM of Huang et al. from F = f0 (p x c), G = g0 (n x c). X may be
+/// signed. Stops when t >= min_iter and the scaled residual <= tol.
+template <class Hooks = NullHooks>
+ManifoldResult rmnmf(const Eigen::Ref<const Mat>& x, const SpMat& graph,
+                     const Mat& f0, const Mat& g0, const AlmParams& p,
+                     Hooks& hooks) {
+  const Index n = x.cols(), c = f0.cols();
+  require(f0.rows() == x.rows() && g0.rows() == n && g0.cols() == c && c >= 1,
+          "rmnmf: F must be p x c and G n x c");
+  require(graph.rows() == n && graph.cols() == n, "rmnmf: graph must be n x n");
+  require(p.max_iter >= 1 && p.mu0 > 0 && p.rho >= 1 && p.mu_max >= p.mu0 &&
+              p.lambda >= 0 && p.tol >= 0 && p.threads >= 1,
+          "rmnmf: params");
+  const SpMat lap = laplacian(graph);
+  const double x_norm = x.norm();
+  detail::AlmState s;
+  s.start(x, f0, g0, p.mu0);
+  ManifoldResult r;
+  detail::drive(p.max_iter, hooks, r, [&](int it) {
+    r.mu.push_back(s.mu);
+    double loss = 0.0;
+    const double res = s.iterate(x, lap, p, x_norm, loss);
+    r.residual.push_back(res);
+    return detail::StepOutcome{loss, it >= p.min_iter && res <= p.tol};
+  });
+  r.W = s.F;
+  r.H = s.H.transpose();
+  r.G = s.G;
+  r.graph = graph;
+  return r;
+}
+
+/// Cluster of each point: the argmax of each row of G (ties to the lowest
+/// index), 0-based.
+inline std::vector<int> argmax_rows(const Mat& g) {
+  std::vector<int> lab(static_cast<size_t>(g.rows()));
+  for (Index i = 0; i < g.rows(); ++i) {
+    Index best = 0;
+    for (Index k = 1; k < g.cols(); ++k)
+      if (g(i, k) > g(i, best)) best = k;
+    lab[static_cast<size_t>(i)] = static_cast<int>(best);
+  }
+  return lab;
+}
+
+}  // namespace nmfkit

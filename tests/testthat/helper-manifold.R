@@ -1,0 +1,57 @@
+# Fixtures for test-nmf-manifold.R: base-R references of the graph rules.
+
+# k-NN affinity by brute force (constructW semantics): k nearest other
+# points, ties to the lower index, then max(W, W').
+knn_reference <- function(x, k, weight = "binary") {
+  n <- ncol(x)
+  d2 <- as.matrix(stats::dist(t(x)))^2
+  t_heat <- mean(sqrt(d2))
+  nb <- lapply(seq_len(n), function(j) {
+    o <- order(d2[, j], seq_len(n))
+    o[o != j][seq_len(k)]
+  })
+  sigma <- vapply(seq_len(n), function(j) sqrt(d2[nb[[j]][k], j]), numeric(1))
+  w <- matrix(0, n, n)
+  for (j in seq_len(n)) {
+    i <- nb[[j]]
+    w[j, i] <- switch(weight,
+      binary = 1,
+      heat = exp(-d2[i, j] / (2 * t_heat^2)),
+      selftune = exp(-d2[i, j] / (sigma[j] * sigma[i]))
+    )
+  }
+  pmax(w, t(w))
+}
+
+# Objective of GNMF for W (p x c), H (c x n), affinity s.
+gnmf_objective <- function(x, W, H, s, lambda) {
+  lap <- diag(rowSums(s)) - s
+  sum((x - W %*% H)^2) + lambda * sum(diag(H %*% lap %*% t(H)))
+}
+
+# The UCI sets of the paper as features x points (min-max is done by the
+# fit) and their classes.
+uci_set <- function(name) {
+  switch(name,
+    ionosphere = {
+      e <- new.env()
+      utils::data("Ionosphere", package = "mlbench", envir = e)
+      d <- e$Ionosphere
+      x <- d[, setdiff(names(d), c("V2", "Class"))]
+      x$V1 <- as.numeric(as.character(x$V1))
+      list(x = t(as.matrix(x)), y = d$Class)
+    },
+    sonar = {
+      e <- new.env()
+      utils::data("Sonar", package = "mlbench", envir = e)
+      d <- e$Sonar
+      list(x = t(as.matrix(d[, names(d) != "Class"])), y = d$Class)
+    },
+    musk = {
+      e <- new.env()
+      utils::data("musk", package = "kernlab", envir = e)
+      d <- e$musk
+      list(x = t(as.matrix(d[, names(d) != "Class"])), y = d$Class)
+    }
+  )
+}
