@@ -18,6 +18,7 @@
 #' | [nmf_shift()] | shifts and `H`, then `W` | error change < `tol` | 30 |
 #' | [nmf_wasserstein()] | one L-BFGS step | max dual gradient <= `tol` | 250 |
 #' | [ot_distance()] | one Sinkhorn or L-BFGS step | marginal error <= `tol` | 10000 |
+#' | [nmf_manifold()] | one MU (GNMF) or ALM sweep | see below | 1000 |
 #'
 #' In detail:
 #' * [nmf()], [nmf_joint()] and [nmf_distance()] on a list: an iteration
@@ -43,6 +44,16 @@
 #'   iteration is one Sinkhorn update of both potentials, or one L-BFGS
 #'   iteration; they stop when the L1 error of the row sums (Sinkhorn) or
 #'   the largest error of the column sums (L-BFGS) is at most `tol`.
+#' * [nmf_manifold()]: for `"gnmf"` an iteration is one multiplicative
+#'   update of the codes then of the basis; the fit stops after `min_iter`
+#'   (30) iterations once the objective's moving average `m` (Cai's rule,
+#'   `m <- 0.1 m + 0.9 J`) satisfies `(m - J) / m <= tol` (default `1e-5`).
+#'   For the ALM methods (`"rmnmf"`, `"smrmf"`, `"fsmrmf"`) an iteration is
+#'   one sweep of the augmented Lagrangian updates; the fit stops after
+#'   `min_iter` iterations once the scaled constraint residuals
+#'   (`||X - F G' - E|| / ||X||`, `||G - H|| / sqrt(n)`) are at most `tol`
+#'   (default `1e-8`). Their other knobs (`mu0`, `rho`, `sign_compat`, ...)
+#'   are listed in [nmf_manifold()].
 #'
 #' @section Settings read by one function only:
 #' * `eps` ([nmf_stratified()]): added to every denominator of the

@@ -51,6 +51,7 @@ print_extra.nmfkit_manifold <- function(x, ...) {
 #' summary(nmf_manifold(two_moons(100), rank = 2, preprocess = "minmax"))
 #' @export
 summary.nmfkit_manifold <- function(object, ...) {
+  check_dots_empty()
   out <- NextMethod()
   out$relative_error <- sqrt(sum(residuals(object)^2) /
                                sum(as.matrix(object$data)^2))
@@ -82,9 +83,16 @@ print.summary.nmfkit_manifold <- function(
 
 #' Cluster of each point
 #'
-#' @param object A fit from [nmf_manifold()].
-#' @param ... Unused.
-#' @return An integer vector, the cluster (1 to `rank`) of each point.
+#' The cluster of each sample: for [nmf_manifold()] fits the labels the
+#' method made (`labels` on the object); for every other nmfkit fit the
+#' component with the largest coefficient in the sample's column of `H`
+#' (ties go to the lowest index), the usual NMF clustering rule. Score them
+#' against known classes with [cluster_acc()] and [cluster_nmi()].
+#'
+#' @param object A fitted nmfkit model.
+#' @param ... Unused; an argument given here is an error (a misspelling).
+#' @return An integer vector, the cluster (1 to `rank`) of each sample, named
+#'   by the sample names of the data when it has them.
 #' @examples
 #' set.seed(1)
 #' x <- two_moons(100)
@@ -95,7 +103,28 @@ clusters <- function(object, ...) UseMethod("clusters")
 
 #' @rdname clusters
 #' @export
-clusters.nmfkit_manifold <- function(object, ...) object$labels
+clusters.default <- function(object, ...) {
+  abort_nmfkit(c("{.fn clusters} needs a fitted nmfkit model.",
+                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
+               "type")
+}
+
+#' @rdname clusters
+#' @export
+clusters.nmfkit <- function(object, ...) {
+  check_dots_empty()
+  h <- object$H
+  out <- max.col(t(h), ties.method = "first")
+  names(out) <- colnames(h)
+  out
+}
+
+#' @rdname clusters
+#' @export
+clusters.nmfkit_manifold <- function(object, ...) {
+  check_dots_empty()
+  object$labels
+}
 
 #' Fitted values, residuals and predictions of a manifold fit
 #'
@@ -122,6 +151,7 @@ clusters.nmfkit_manifold <- function(object, ...) object$labels
 #' @name fitted.nmfkit_manifold
 #' @export
 fitted.nmfkit_manifold <- function(object, ...) {
+  check_dots_empty()
   out <- object$W %*% t(object$G)
   dimnames(out) <- object$dimnames
   out
@@ -131,11 +161,14 @@ fitted.nmfkit_manifold <- function(object, ...) {
 #' @export
 predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
                                     tol = 1e-12, max_passes = 2000L, ...) {
+  check_dots_empty()
   type <- check_choice(type, c("coef", "class"))
   if (missing(newdata)) {
     return(if (type == "class") object$labels else object$H)
   }
   newdata <- as_numeric_matrix(newdata, "newdata", rlang::current_env())
+  check_finite_values(newdata, if (inherits(newdata, "dgCMatrix"))
+    newdata@x else newdata, "newdata", rlang::current_env())
   if (nrow(newdata) != nrow(object$W)) {
     abort_nmfkit(c("{.arg newdata} must have {nrow(object$W)} rows, one per feature of the fit.",
                    "x" = "It has {nrow(newdata)} row{?s}."), "dimension")

@@ -20,7 +20,9 @@ contract_fixtures <- function() {
       wfit = suppressWarnings(suppressMessages(
         nmf_wasserstein(hist, rank = 2, coords = t, outer = 1,
                         control = nmf_control(max_iter = 20)))),
-      dist = nmf_distance(list(a = x, b = x2, c = x + 1), method = "chamfer")
+      dist = nmf_distance(list(a = x, b = x2, c = x + 1), method = "chamfer"),
+      mfit = nmf_manifold(x, rank = 2, method = "gnmf", k = 3,
+                          control = nmf_control(max_iter = 5))
     )
   })
 }

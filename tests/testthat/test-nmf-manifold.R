@@ -274,3 +274,11 @@ test_that("SMRMF and f-SMRMF: simplex columns, exemplars, threads, seeds", {
   expect_error(nmf_manifold(x, 2, method = "smrmf", graph = fits[[1]]$graph),
                class = "nmfkit_error_graph")
 })
+
+test_that("clusters() of any fit is the argmax of H, ties to the lowest", {
+  x <- matrix(c(1, 0, 0, 1, 1, 1), 2, 3, dimnames = list(NULL, c("a", "b", "c")))
+  fit <- nmf(x, 2, init = list(W = diag(2), H = x),
+             control = nmf_control(max_iter = 1))
+  fit$H <- matrix(c(2, 1, 0, 3, 1, 1), 2, dimnames = list(NULL, c("a", "b", "c")))
+  expect_identical(clusters(fit), c(a = 1L, b = 2L, c = 1L))
+})
