@@ -2,6 +2,7 @@
 // factorisation, and the two Chamfer distances. The factorisation itself
 // goes through r_nmf().
 #include "r_convert.h"
+#include "r_hooks.h"
 
 using MapMat = nmfkit_r::MapMat;
 
@@ -24,6 +25,10 @@ Rcpp::List r_pbar(const Eigen::Map<Eigen::MatrixXd> h, int n1,
 double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x,
                  const Eigen::Map<Eigen::MatrixXd> y, std::string variant,
                  int threads) {
-  if (variant == "reference_code") return nmfkit::chamfer_rows(x, y, threads);
-  return nmfkit::chamfer_columns(x, y, threads);
+  nmfkit_r::RHooks hooks;
+  const double d = variant == "reference_code"
+                       ? nmfkit::chamfer_rows(x, y, threads, hooks)
+                       : nmfkit::chamfer_columns(x, y, threads, 512, hooks);
+  hooks.finish();
+  return d;
 }
