@@ -1,108 +1,88 @@
-# Ctrl-C reaches every long loop: each case starts a computation that would
-# run for minutes in a separate R process, sends SIGINT once it has begun,
-# and checks that the process caught the interrupt and returned promptly
-# (before the fix, NNLS prediction, the Chamfer distance and the randomized
-# SVD of the NNDSVD start ran to the end, ignoring it).
+# Ctrl-C reaches every long loop. One background R process runs, in turn,
+# computations that would take minutes (NNLS prediction for standard and
+# joint NMF, stratified prediction, the Chamfer distance, the randomized
+# SVD of the NNDSVD start); the test sends SIGINT once each has begun and
+# checks that the process caught it promptly. Before the fix every one of
+# them ran on, ignoring the interrupt.
 
-# Runs f() in a background R process that prints "go" just before the long
-# call; interrupts it 0.5 s later. Returns what it printed and whether it
-# finished within `wait` seconds of the interrupt.
-interrupt_after_start <- function(f, wait = 5) {
-  p <- callr::r_bg(f, libpath = .libPaths(), stdout = "|", stderr = "|")
-  on.exit(p$kill(), add = TRUE)
-  out <- ""
-  deadline <- Sys.time() + 60
-  while (!grepl("go", out) && p$is_alive() && Sys.time() < deadline) {
-    p$poll_io(200)
-    out <- paste0(out, p$read_output())
+# The long calls, each built by a function that prepares its data first, so
+# that the interrupt lands in the core loop rather than in input checks.
+interrupt_cases <- function() {
+  slow_basis <- function() {
+    # nearly collinear columns: coordinate descent crawls; tol = 0 never
+    # stops before max_passes
+    outer(stats::runif(200), rep(1, 30)) +
+      matrix(stats::runif(200 * 30, 0, 1e-3), 200)
   }
-  Sys.sleep(0.5)
-  p$interrupt()
-  p$wait(wait * 1000)
-  finished <- !p$is_alive()
-  out <- paste0(out, p$read_output())
-  list(finished = finished, output = out)
+  list(
+    predict = function() {
+      fit <- nmfkit::nmf(matrix(stats::runif(40 * 30), 40, 30), 3)
+      fit$W <- slow_basis()
+      newdata <- matrix(stats::runif(200 * 20000), 200)
+      function() stats::predict(fit, newdata, tol = 0, max_passes = 1e6)
+    },
+    stratified = function() {
+      w <- slow_basis()
+      v <- matrix(stats::runif(400), 200, 2)
+      newdata <- matrix(stats::runif(200 * 20000), 200)
+      group <- rep(0:1, 10000)
+      function() nmfkit:::r_stratified_coef(newdata, group, w, v, 0, 1e6L, 1L)
+    },
+    chamfer = function() {
+      x1 <- matrix(stats::runif(100 * 40000), 100)
+      x2 <- matrix(stats::runif(100 * 40000), 100)
+      function() nmfkit:::r_chamfer(x1, x2, "paper", 1L)
+    },
+    nndsvd = function() {
+      x <- matrix(stats::runif(500 * 2000), 500)
+      omega <- matrix(stats::rnorm(2000 * 20), 2000)
+      function() {
+        nmfkit:::r_nndsvd(x, 10L, omega, "mean", mean(x), NULL, NULL,
+                          100000L, 1L)
+      }
+    }
+  )
 }
 
-expect_interrupted <- function(res) {
-  expect_true(res$finished)
-  expect_match(res$output, "caught interrupt", fixed = TRUE)
+run_cases <- function(cases) {
+  set.seed(1)
+  for (nm in names(cases)) {
+    run <- cases[[nm]]()
+    cat("go", nm, "\n")
+    tryCatch({
+      run()
+      cat("finished", nm, "\n")
+    }, interrupt = function(e) cat("caught", nm, "\n"))
+  }
 }
 
-test_that("predict() for standard and joint NMF stops on Ctrl-C", {
-  skip_on_cran()
-  skip_if_not_installed("callr")
-  res <- interrupt_after_start(function() {
-    library(nmfkit)
-    set.seed(1)
-    x <- matrix(runif(40 * 30), 40, 30)
-    fit <- nmf(x, 3)
-    # nearly collinear basis: coordinate descent crawls; tol = 0 never stops
-    base <- runif(200)
-    fit$W <- outer(base, rep(1, 30)) + matrix(runif(200 * 30, 0, 1e-3), 200)
-    newdata <- matrix(runif(200 * 20000), 200)
-    cat("go\n")
-    tryCatch({
-      predict(fit, newdata, tol = 0, max_passes = 1e6)
-      cat("finished\n")
-    }, interrupt = function(e) cat("caught interrupt\n"))
-  })
-  expect_interrupted(res)
-})
+# Reads the child's output until `pattern` appears or `seconds` pass.
+wait_for <- function(p, state, pattern, seconds) {
+  deadline <- Sys.time() + seconds
+  while (!grepl(pattern, state$out) && Sys.time() < deadline) {
+    p$poll_io(100)
+    state$out <- paste0(state$out, p$read_output())
+  }
+  grepl(pattern, state$out)
+}
 
-test_that("predict() for stratified NMF stops on Ctrl-C", {
+test_that("Ctrl-C stops predict(), stratified predict, Chamfer and NNDSVD", {
   skip_on_cran()
   skip_if_not_installed("callr")
-  res <- interrupt_after_start(function() {
-    library(nmfkit)
-    set.seed(1)
-    base <- runif(200)
-    w <- outer(base, rep(1, 30)) + matrix(runif(200 * 30, 0, 1e-3), 200)
-    v <- matrix(runif(400), 200, 2)
-    newdata <- matrix(runif(200 * 20000), 200)
-    group <- rep(0:1, 10000)
-    cat("go\n")
-    tryCatch({
-      nmfkit:::r_stratified_coef(newdata, group, w, v, 0, 1e6L, 1L)
-      cat("finished\n")
-    }, interrupt = function(e) cat("caught interrupt\n"))
-  })
-  expect_interrupted(res)
-})
-
-test_that("chamfer_distance() stops on Ctrl-C", {
-  skip_on_cran()
-  skip_if_not_installed("callr")
-  res <- interrupt_after_start(function() {
-    library(nmfkit)
-    set.seed(1)
-    x1 <- matrix(runif(100 * 40000), 100)
-    x2 <- matrix(runif(100 * 40000), 100)
-    # the core call of chamfer_distance(), so that the interrupt lands in
-    # the nearest-column search rather than in the input checks
-    cat("go\n")
-    tryCatch({
-      nmfkit:::r_chamfer(x1, x2, "paper", 1L)
-      cat("finished\n")
-    }, interrupt = function(e) cat("caught interrupt\n"))
-  })
-  expect_interrupted(res)
-})
-
-test_that("the randomized SVD of the NNDSVD start stops on Ctrl-C", {
-  skip_on_cran()
-  skip_if_not_installed("callr")
-  res <- interrupt_after_start(function() {
-    library(nmfkit)
-    set.seed(1)
-    x <- matrix(runif(500 * 2000), 500)
-    omega <- matrix(rnorm(2000 * 20), 2000)
-    cat("go\n")
-    tryCatch({
-      nmfkit:::r_nndsvd(x, 10L, omega, "mean", mean(x), NULL, NULL, 100000L,
-                        1L)
-      cat("finished\n")
-    }, interrupt = function(e) cat("caught interrupt\n"))
-  })
-  expect_interrupted(res)
+  cases <- interrupt_cases()
+  p <- callr::r_bg(run_cases, args = list(cases = cases),
+                   libpath = .libPaths(), stdout = "|", stderr = "|")
+  on.exit(p$kill(), add = TRUE)
+  state <- new.env()
+  state$out <- ""
+  for (nm in names(cases)) {
+    started <- wait_for(p, state, paste("go", nm), 60)
+    expect_true(started, info = nm)
+    if (!started) break
+    Sys.sleep(0.5)
+    p$interrupt()
+    caught <- wait_for(p, state, paste("caught", nm), 5)
+    expect_true(caught, info = paste(nm, "was not interrupted"))
+    if (!caught) break
+  }
 })
