@@ -123,12 +123,15 @@ check_dgc_structure <- function(x, arg, call) {
                        i[k], findInterval(k - 1L, p, left.open = FALSE),
                        m - 1L)
   } else if (length(i) > 1L) {
-    col <- rep.int(seq_len(n), diff(p))
-    bad <- diff(i) <= 0L & diff(col) == 0L
+    # a step down between entries k and k + 1 is fine where column ends
+    bad <- diff(i) <= 0L
+    ends <- p[-c(1L, n + 1L)]
+    bad[ends[ends > 0L & ends < length(i)]] <- FALSE
     if (any(bad)) {
+      k <- which(bad)[1]
       problem <- sprintf(paste("Row indices in column %d are not strictly",
                                "increasing (unsorted or duplicated)."),
-                         col[which(bad)[1]])
+                         findInterval(k, p, left.open = TRUE))
     }
   }
   if (is.null(problem)) return(invisible(x))
