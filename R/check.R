@@ -55,18 +55,93 @@ as_numeric_matrix <- function(x, arg, call) {
 }
 
 as_dgc <- function(x, arg, call) {
-  if (inherits(x, "dgCMatrix")) return(x)
+  # The core reads the slots of a dgCMatrix directly: a malformed one (row
+  # index past nrow, unsorted rows, bad column pointers) would be read out of
+  # bounds. Check the structure before any conversion or core call.
+  if (inherits(x, "dgCMatrix")) check_dgc_structure(x, arg, call)
+  check_sparse_valid(x, arg, call)
+  if (methods::is(x, "diagonalMatrix") && methods::is(x, "dMatrix")) {
+    # Matrix(diag(k), sparse = TRUE) returns a ddiMatrix
+    x <- methods::as(x, "CsparseMatrix")
+  }
   if (methods::is(x, "dsparseMatrix")) {
-    # numeric sparse in another layout (triplet, row-compressed, symmetric):
-    # convert once, still sparse
-    return(methods::as(methods::as(methods::as(x, "CsparseMatrix"),
-                                   "generalMatrix"), "dMatrix"))
+    # numeric sparse in another layout (triplet, row-compressed, symmetric,
+    # diagonal): convert once, still sparse
+    if (!inherits(x, "dgCMatrix")) {
+      x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"),
+                                   "generalMatrix"), "dMatrix")
+      check_dgc_structure(x, arg, call)
+    }
+    if (!is.double(x@x)) storage.mode(x@x) <- "double"
+    return(x)
   }
   if (methods::is(x, "ddenseMatrix")) return(as.matrix(x))
-  abort_nmfkit(c("{.arg {arg}} is a sparse matrix of unsupported class {.cls {class(x)[1]}}.",
-                 "i" = "nmfkit takes numeric sparse matrices ({.cls dgCMatrix}); pattern and logical ones have no values to factorise.",
-                 "i" = "Convert it with {.code as(x, \"dMatrix\")} if its entries are meant as ones."),
+  abort_nmfkit(c("{.arg {arg}} is a matrix of unsupported class {.cls {class(x)[1]}}.",
+                 "i" = "nmfkit takes numeric matrices (base {.cls matrix} or sparse {.cls dgCMatrix}); pattern and logical ones have no values to factorise.",
+                 "i" = "Convert it with {.code x * 1} if its entries are meant as ones."),
                "type", call = call)
+}
+
+# validObject() for any Matrix, as a classed error naming the argument.
+check_sparse_valid <- function(x, arg, call) {
+  msg <- tryCatch({
+    methods::validObject(x, complete = FALSE)
+    NULL
+  }, error = function(e) conditionMessage(e))
+  if (is.null(msg)) return(invisible(x))
+  msg <- sub("^invalid class .*? object: ", "", msg)
+  abort_nmfkit(c("{.arg {arg}} is not a valid {.cls {class(x)[1]}}.",
+                 "x" = "{msg}",
+                 "i" = "Rebuild it with {.fn Matrix::sparseMatrix} rather than editing its slots."),
+               "sparse", call = call)
+}
+
+# The compressed-column invariants the core relies on, checked in O(nnz):
+# p starts at 0, never decreases and ends at length(i) == length(x); every i
+# is a row index in [0, nrow) and rows increase strictly within a column.
+# (validObject() of Matrix 1.5 lets p end before length(i).)
+check_dgc_structure <- function(x, arg, call) {
+  # a broken Dim is validObject()'s to report
+  if (length(x@Dim) != 2L || anyNA(x@Dim)) return(invisible(x))
+  p <- x@p
+  i <- x@i
+  m <- x@Dim[1]
+  n <- x@Dim[2]
+  problem <- NULL
+  if (length(p) != n + 1L) {
+    problem <- sprintf("Slot p has length %d; it must have ncol + 1 = %d.",
+                       length(p), n + 1L)
+  } else if (p[1] != 0L) {
+    problem <- sprintf("Slot p starts at %d; it must start at 0.", p[1])
+  } else if (any(diff(p) < 0L)) {
+    problem <- sprintf("Slot p decreases at column %d.",
+                       which(diff(p) < 0L)[1])
+  } else if (length(i) != length(x@x) || p[n + 1L] != length(i)) {
+    problem <- sprintf(paste("Slot p ends at %d, slot i has %d entries and",
+                             "slot x %d; all three must agree."),
+                       p[n + 1L], length(i), length(x@x))
+  } else if (length(i) && (any(i < 0L) || any(i >= m))) {
+    k <- which(i < 0L | i >= m)[1]
+    problem <- sprintf("Row index %d (0-based) in column %d is outside 0..%d.",
+                       i[k], findInterval(k - 1L, p, left.open = FALSE),
+                       m - 1L)
+  } else if (length(i) > 1L) {
+    # a step down between entries k and k + 1 is fine where column ends
+    bad <- diff(i) <= 0L
+    ends <- p[-c(1L, n + 1L)]
+    bad[ends[ends > 0L & ends < length(i)]] <- FALSE
+    if (any(bad)) {
+      k <- which(bad)[1]
+      problem <- sprintf(paste("Row indices in column %d are not strictly",
+                               "increasing (unsorted or duplicated)."),
+                         findInterval(k, p, left.open = TRUE))
+    }
+  }
+  if (is.null(problem)) return(invisible(x))
+  abort_nmfkit(c("{.arg {arg}} is not a valid {.cls dgCMatrix}.",
+                 "x" = "{problem}",
+                 "i" = "Rebuild it with {.fn Matrix::sparseMatrix} rather than editing its slots."),
+               "sparse", call = call)
 }
 
 # Position [i, j] of the first TRUE of `bad` over the values of x.

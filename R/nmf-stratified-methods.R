@@ -104,12 +104,12 @@ stratified_parts <- function(object, x) {
 
 #' Fitted values and residuals of a stratified NMF fit
 #'
-#' `fitted()` is `W H` plus each sample's stratum shift; `residuals()` is the
-#' data minus that. Columns follow the order of the data given to
-#' [nmf_stratified()] (for a list, its matrices one after another).
+#' `fitted()` is `W H` plus each sample's stratum shift; `residuals()` (the
+#' shared method, see [residuals.nmfkit()]) is the data minus that. Columns
+#' follow the order of the data given to [nmf_stratified()] (for a list, its
+#' matrices one after another).
 #'
 #' @param object A fit from [nmf_stratified()].
-#' @param x The data, when not the fitted data (same layout as the fit's).
 #' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A features x samples matrix.
 #' @examples

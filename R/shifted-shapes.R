@@ -54,14 +54,19 @@ shifted_shapes <- function(n = 10L, frame = c(20L, 20L),
   x <- matrix(0, prod(frame), n)
   counts <- matrix(0L, ns, n, dimnames = list(names(shapes), NULL))
   pos <- vector("list", n)
+  check_room(shapes, copies, frame, overlap, margin)
   for (j in seq_len(n)) {
-    repeat {
+    img <- NULL
+    # A non-overlapping draw can paint itself into a corner; redraw a bounded
+    # number of times, then say that the shapes do not fit.
+    for (attempt in seq_len(100L)) {
       k <- if (length(copies) == 1L) rep(copies, ns) else
         copies[1] + sample.int(copies[2] - copies[1] + 1L, ns, TRUE) - 1L
       if (sum(k) == 0L) next
       img <- place_shapes(shapes, k, frame, overlap, margin)
       if (!is.null(img)) break
     }
+    if (is.null(img)) abort_no_room(copies, frame, margin)
     x[, j] <- img$image
     counts[, j] <- as.integer(k)
     pos[[j]] <- data.frame(image = j, shape = img$shape, row = img$row,
@@ -78,43 +83,92 @@ shifted_shapes <- function(n = 10L, frame = c(20L, 20L),
        counts = counts)
 }
 
-# Draws one image: copies k[i] of shape i, in shape order. NULL when a
-# non-overlapping placement failed (the caller redraws the image).
+# Draws one image: copies k[i] of shape i, in shape order, at uniform
+# positions (0-based top-left corners). Overlapping copies are drawn at once
+# (linear in the copies); non-overlapping ones one at a time among the
+# corners still free, from an occupancy grid. NULL when no free corner is
+# left for a copy (the caller redraws the image).
 place_shapes <- function(shapes, k, frame, overlap, margin) {
   img <- matrix(0, frame[1], frame[2])
   taken <- matrix(FALSE, frame[1], frame[2])
-  out <- list(shape = integer(), row = integer(), col = integer())
+  out <- list(shape = vector("list", length(shapes)),
+              row = vector("list", length(shapes)),
+              col = vector("list", length(shapes)))
   for (i in seq_along(shapes)) {
     sh <- shapes[[i]]
     h <- nrow(sh)
     w <- ncol(sh)
-    for (c in seq_len(k[i])) {
-      ok <- FALSE
-      for (try in seq_len(200L)) {
-        r0 <- sample.int(frame[1] - h + 1L, 1L) - 1L
-        c0 <- sample.int(frame[2] - w + 1L, 1L) - 1L
-        if (overlap) {
-          ok <- TRUE
-          break
-        }
-        ri <- max(1L, r0 + 1L - margin):min(frame[1], r0 + h + margin)
-        ci <- max(1L, c0 + 1L - margin):min(frame[2], c0 + w + margin)
-        if (!any(taken[ri, ci])) {
-          ok <- TRUE
-          break
-        }
+    nr <- frame[1] - h + 1L
+    if (overlap) {
+      r0 <- sample.int(nr, k[i], TRUE) - 1L
+      c0 <- sample.int(frame[2] - w + 1L, k[i], TRUE) - 1L
+    } else {
+      r0 <- c0 <- integer(k[i])
+      for (c in seq_len(k[i])) {
+        free <- which(free_corners(taken, h, w, margin))
+        if (!length(free)) return(NULL)
+        corner <- free[sample.int(length(free), 1L)] - 1L
+        r0[c] <- corner %% nr
+        c0[c] <- corner %/% nr
+        taken[r0[c] + seq_len(h), c0[c] + seq_len(w)] <- TRUE
       }
-      if (!ok) return(NULL)
-      rows <- r0 + seq_len(h)
-      cols <- c0 + seq_len(w)
-      img[rows, cols] <- pmax(img[rows, cols], sh)
-      taken[rows, cols] <- TRUE
-      out$shape <- c(out$shape, i)
-      out$row <- c(out$row, r0)
-      out$col <- c(out$col, c0)
     }
+    # paint cell by cell of the shape, all copies at once
+    for (a in seq_len(h)) for (b in seq_len(w)) {
+      if (sh[a, b] <= 0) next
+      idx <- r0 + a + (c0 + b - 1L) * frame[1]
+      img[idx] <- pmax(img[idx], sh[a, b])
+    }
+    out$shape[[i]] <- rep.int(i, k[i])
+    out$row[[i]] <- r0
+    out$col[[i]] <- c0
   }
-  c(list(image = as.vector(img)), out)
+  c(list(image = as.vector(img)), lapply(out, unlist))
+}
+
+# For every top-left corner (0-based, as a logical matrix of the corners),
+# whether an h x w box there, widened by `margin` on each side, touches no
+# taken pixel. One summed-area table: O(frame area) per copy.
+free_corners <- function(taken, h, w, margin) {
+  fr <- nrow(taken)
+  fc <- ncol(taken)
+  s <- matrix(0L, fr + 1L, fc + 1L)
+  s[-1, -1] <- taken
+  for (r in seq_len(fr) + 1L) s[r, ] <- s[r, ] + s[r - 1L, ]
+  for (c in seq_len(fc) + 1L) s[, c] <- s[, c] + s[, c - 1L]
+  r0 <- seq_len(fr - h + 1L) - 1L
+  c0 <- seq_len(fc - w + 1L) - 1L
+  r1 <- pmax(0L, r0 - margin)
+  r2 <- pmin(fr, r0 + h + margin)
+  c1 <- pmax(0L, c0 - margin)
+  c2 <- pmin(fc, c0 + w + margin)
+  n <- s[r2 + 1L, c2 + 1L, drop = FALSE] - s[r1 + 1L, c2 + 1L, drop = FALSE] -
+    s[r2 + 1L, c1 + 1L, drop = FALSE] + s[r1 + 1L, c1 + 1L, drop = FALSE]
+  n == 0L
+}
+
+# Non-overlapping copies at `margin` apart cannot fit when their boxes, each
+# widened by the margin on one side, cover more than the frame so widened.
+check_room <- function(shapes, copies, frame, overlap, margin,
+                       call = rlang::caller_env()) {
+  if (overlap) return(invisible())
+  need <- sum(copies[1] * vapply(shapes, function(s) {
+    (nrow(s) + margin) * (ncol(s) + margin)
+  }, numeric(1)))
+  if (need > prod(frame + margin)) abort_no_room(copies, frame, margin, call)
+  invisible()
+}
+
+abort_no_room <- function(copies, frame, margin, call = rlang::caller_env()) {
+  n_copies <- if (length(copies) == 1L) {
+    cli::pluralize("{copies} cop{?y/ies}")
+  } else {
+    sprintf("%d to %d copies", copies[1], copies[2])
+  }
+  abort_nmfkit(c("The shapes cannot fit without overlap.",
+                 "x" = "{n_copies} of each shape, {margin} pixel{?s} apart, do not fit in a {frame[1]} x {frame[2]} frame.",
+                 "i" = "Use fewer {.arg copies}, a larger {.arg frame}, a smaller {.arg margin}, or {.code overlap = TRUE}."),
+               "copies", call = call)
 }
 
 builtin_shapes <- function() {

@@ -2,6 +2,7 @@
 // factorisation, and the two Chamfer distances. The factorisation itself
 // goes through r_nmf().
 #include "r_convert.h"
+#include "r_hooks.h"
 
 using MapMat = nmfkit_r::MapMat;
 
@@ -28,6 +29,9 @@ double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x,
                  int threads) {
   const bool rows = nmfkit_r::lookup<bool>(
       variant, {{"paper", false}, {"reference_code", true}}, "variant");
-  if (rows) return nmfkit::chamfer_rows(x, y, threads);
-  return nmfkit::chamfer_columns(x, y, threads);
+  nmfkit_r::RHooks hooks;
+  const double d = rows ? nmfkit::chamfer_rows(x, y, threads, hooks)
+                        : nmfkit::chamfer_columns(x, y, threads, 512, hooks);
+  hooks.finish();
+  return d;
 }

@@ -32,21 +32,26 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
     rh_m = Rcpp::as<Mat>(rh);
   }
   Mat w, h;
+  nmfkit_r::RHooks hooks;
   nmfkit_r::with_data(x, [&](const auto& data) {
-    const nmfkit::Svd s =
-        nmfkit::rsvd(data, omega, k, power_iter, threads, v_by_columns);
-    nmfkit::nndsvd(s, scale, zf, &rw_m, &rh_m, w, h);
+    const nmfkit::Svd s = nmfkit::rsvd(data, omega, k, power_iter, threads,
+                                       v_by_columns, hooks);
+    if (!hooks.check_interrupt())
+      nmfkit::nndsvd(s, scale, zf, &rw_m, &rh_m, w, h);
     return 0;
   });
+  hooks.finish();
   return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
 }
 
 // [[Rcpp::export]]
 Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
                   int power_iter, int threads) {
+  nmfkit_r::RHooks hooks;
   const nmfkit::Svd s = nmfkit_r::with_data(x, [&](const auto& data) {
-    return nmfkit::rsvd(data, omega, k, power_iter, threads);
+    return nmfkit::rsvd(data, omega, k, power_iter, threads, false, hooks);
   });
+  hooks.finish();
   return Rcpp::List::create(Rcpp::Named("u") = s.u, Rcpp::Named("d") = s.d,
                             Rcpp::Named("v") = s.v);
 }
@@ -58,11 +63,12 @@ Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol,
                        int max_passes, int threads) {
   const Mat g = w.transpose() * w;
   Mat b;
-  nmfkit_r::with_data(x, [&](const auto& data) {
-    data.left_mult(w.transpose(), b, threads);
-    return 0;
+  nmfkit_r::RHooks hooks;
+  const bool done = nmfkit_r::with_data(x, [&](const auto& data) {
+    return data.left_mult(w.transpose(), b, threads, &hooks);
   });
   Mat h = Mat::Zero(w.cols(), b.cols());
-  nmfkit::nnls_cd(h, g, b, tol, max_passes, threads);
+  if (done) nmfkit::nnls_cd(h, g, b, tol, max_passes, threads, hooks);
+  hooks.finish();
   return h;
 }

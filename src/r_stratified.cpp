@@ -30,8 +30,11 @@ Eigen::MatrixXd r_stratified_coef(SEXP x, const std::vector<int>& group,
                                   const Eigen::Map<Eigen::MatrixXd> w,
                                   const Eigen::Map<Eigen::MatrixXd> v,
                                   double tol, int max_passes, int threads) {
-  return nmfkit_r::with_data(x, [&](const auto& data) {
-    return nmfkit::stratified_coef(data, group, w, v, tol, max_passes,
-                                   threads);
+  nmfkit_r::RHooks hooks;
+  Eigen::MatrixXd h = nmfkit_r::with_data(x, [&](const auto& data) {
+    return nmfkit::stratified_coef(data, group, w, v, tol, max_passes, threads,
+                                   hooks);
   });
+  hooks.finish();
+  return h;
 }

@@ -1,8 +1,10 @@
 test_that("print and summary show one screen each", {
   set.seed(1)
   fit <- nmf(swimmer(), 17)
-  expect_snapshot(print(fit))
-  expect_snapshot(summary(fit))
+  expect_identical(fit$status, "converged")
+  expect_lt(tail(fit$loss, 1), 1e-3)
+  expect_snapshot(print(fit), transform = scrub_numbers)
+  expect_snapshot(summary(fit), transform = scrub_numbers)
   expect_invisible(print(fit))
   s <- summary(fit)
   expect_equal(sum(s$share), 1)

@@ -20,21 +20,26 @@ class DenseData {
   double stored() const { return static_cast<double>(x_.size()); }
   const Eigen::Ref<const Mat>& dense() const { return x_; }
 
-  /// B = A X (A is k x m; B is k x n).
-  void left_mult(const Mat& a, Mat& b, int threads) const {
+  /// B = A X (A is k x m; B is k x n). With `hooks`, the host may interrupt
+  /// between chunks: then returns false and B is incomplete.
+  template <class Hooks = NullHooks>
+  bool left_mult(const Mat& a, Mat& b, int threads,
+                 Hooks* hooks = nullptr) const {
     b.resize(a.rows(), cols());
-    detail::for_chunks(
-        cols(), threads,
+    return detail::for_chunks_hooked(
+        cols(), threads, hooks,
         [&](Index c0, Index len) {
           b.middleCols(c0, len).noalias() = a * x_.middleCols(c0, len);
         },
         2.0 * a.rows() * stored());
   }
-  /// B = A X^T (A is k x n; B is k x m).
-  void left_mult_t(const Mat& a, Mat& b, int threads) const {
+  /// B = A X^T (A is k x n; B is k x m); `hooks` as for left_mult.
+  template <class Hooks = NullHooks>
+  bool left_mult_t(const Mat& a, Mat& b, int threads,
+                   Hooks* hooks = nullptr) const {
     b.resize(a.rows(), rows());
-    detail::for_chunks(
-        rows(), threads,
+    return detail::for_chunks_hooked(
+        rows(), threads, hooks,
         [&](Index r0, Index len) {
           b.middleCols(r0, len).noalias() =
               a * x_.middleRows(r0, len).transpose();
@@ -82,15 +87,19 @@ class SparseData {
   const SpT& sparse() const { return x_; }
   double stored() const { return static_cast<double>(x_.nonZeros()); }
 
-  /// B = A X (A is k x m; B is k x n).
-  void left_mult(const Mat& a, Mat& b, int threads) const {
+  /// B = A X (A is k x m; B is k x n); `hooks` as for DenseData.
+  template <class Hooks = NullHooks>
+  bool left_mult(const Mat& a, Mat& b, int threads,
+                 Hooks* hooks = nullptr) const {
     b.resize(a.rows(), cols());
-    mult(x_, a, b, threads);
+    return mult(x_, a, b, threads, hooks);
   }
-  /// B = A X^T (A is k x n; B is k x m).
-  void left_mult_t(const Mat& a, Mat& b, int threads) const {
+  /// B = A X^T (A is k x n; B is k x m); `hooks` as for DenseData.
+  template <class Hooks = NullHooks>
+  bool left_mult_t(const Mat& a, Mat& b, int threads,
+                   Hooks* hooks = nullptr) const {
     b.resize(a.rows(), rows());
-    mult(xt_, a, b, threads);
+    return mult(xt_, a, b, threads, hooks);
   }
   Vec col_sums() const {
     Vec s = Vec::Zero(cols());
@@ -121,10 +130,11 @@ class SparseData {
 
  private:
   // b.col(j) = sum over the nonzeros x(i, j) of x(i, j) * a.col(i)
-  template <class S>
-  static void mult(const S& s, const Mat& a, Mat& b, int threads) {
-    detail::for_chunks(
-        s.outerSize(), threads,
+  template <class S, class Hooks>
+  static bool mult(const S& s, const Mat& a, Mat& b, int threads,
+                   Hooks* hooks) {
+    return detail::for_chunks_hooked(
+        s.outerSize(), threads, hooks,
         [&](Index c0, Index len) {
           for (Index j = c0; j < c0 + len; ++j) {
             auto bj = b.col(j);

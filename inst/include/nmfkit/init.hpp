@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hooks.hpp"
 #include "types.hpp"
 
 namespace nmfkit {
@@ -29,21 +30,27 @@ inline Mat thin_q(const Mat& y) {
 /// X X^T with re-orthonormalisation sharpen the spectrum.
 /// With v_by_columns, V is formed as X^T U diag(1/d) (see below), so that
 /// identical columns of X get bitwise identical rows of V.
-template <class DataT>
+/// The host may interrupt between chunks of every product with X; the Svd
+/// is then empty (no columns in u).
+template <class DataT, class Hooks = NullHooks>
 Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
-         int threads, bool v_by_columns = false) {
+         int threads, bool v_by_columns = false, Hooks&& hooks = Hooks()) {
   require(omega.rows() == x.cols() && omega.cols() >= k && k >= 1,
           "rsvd: omega must be n x l with l >= k");
   Mat tmp;
-  x.left_mult_t(omega.transpose(), tmp, threads);  // (X omega)^T, l x m
+  // (X omega)^T, l x m
+  if (!x.left_mult_t(omega.transpose(), tmp, threads, &hooks)) return Svd{};
   Mat q = detail::thin_q(tmp.transpose());
   for (int it = 0; it < power_iter; ++it) {
-    x.left_mult(q.transpose(), tmp, threads);  // (X^T q)^T, l x n
+    // (X^T q)^T, l x n
+    if (!x.left_mult(q.transpose(), tmp, threads, &hooks)) return Svd{};
     const Mat p = detail::thin_q(tmp.transpose());
-    x.left_mult_t(p.transpose(), tmp, threads);  // (X p)^T, l x m
+    // (X p)^T, l x m
+    if (!x.left_mult_t(p.transpose(), tmp, threads, &hooks)) return Svd{};
     q = detail::thin_q(tmp.transpose());
   }
-  x.left_mult(q.transpose(), tmp, threads);  // B = q^T X, l x n
+  // B = q^T X, l x n
+  if (!x.left_mult(q.transpose(), tmp, threads, &hooks)) return Svd{};
   Eigen::BDCSVD<Mat> svd(tmp, Eigen::ComputeThinU | Eigen::ComputeThinV);
   Svd out;
   out.u = q * svd.matrixU().leftCols(k);
@@ -57,7 +64,8 @@ Svd rsvd(const DataT& x, const Mat& omega, int k, int power_iter,
   // joint NMF of [X, X P] then gives p-bar exactly 0. Directions with a
   // negligible singular value keep the SVD's V (dividing would amplify
   // rounding; any V is right there).
-  x.left_mult(out.u.transpose(), tmp, threads);  // U^T X, k x n
+  // U^T X, k x n
+  if (!x.left_mult(out.u.transpose(), tmp, threads, &hooks)) return Svd{};
   constexpr double kRelTol = 1e-8;
   for (int j = 0; j < k; ++j) {
     if (out.d[j] > kRelTol * out.d[0])

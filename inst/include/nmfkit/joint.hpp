@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "hooks.hpp"
 #include "parallel.hpp"
 #include "types.hpp"
 
@@ -106,8 +107,10 @@ inline Pbar pbar_montecarlo(const Eigen::Ref<const Mat>& h, Index n1,
 /// a pair of 1-D point sets {x(p, j)} and {y(p, l)}, and
 /// d = (1/m) sum_p [sum_j min_l (x_pj - y_pl)^2 + sum_l min_j (...)^2].
 /// Sorting each row and binary searching costs O(m (n1 + n2) log n).
-inline double chamfer_rows(const Eigen::Ref<const Mat>& x,
-                           const Eigen::Ref<const Mat>& y, int threads) {
+template <class Hooks = NullHooks>
+double chamfer_rows(const Eigen::Ref<const Mat>& x,
+                    const Eigen::Ref<const Mat>& y, int threads,
+                    Hooks&& hooks = Hooks()) {
   const Index m = x.rows();
   require(y.rows() == m && m >= 1 && x.cols() >= 1 && y.cols() >= 1,
           "chamfer_rows: x and y need the same rows and some columns");
@@ -127,7 +130,8 @@ inline double chamfer_rows(const Eigen::Ref<const Mat>& x,
     }
     return s;
   };
-  const double total = detail::sum_chunks(m, threads, [&](Index p) {
+  double total = 0.0;
+  const bool done = detail::sum_chunks_hooked(m, threads, &hooks, [&](Index p) {
     std::vector<double> a(static_cast<size_t>(x.cols()));
     std::vector<double> b(static_cast<size_t>(y.cols()));
     for (Index j = 0; j < x.cols(); ++j) a[static_cast<size_t>(j)] = x(p, j);
@@ -135,7 +139,8 @@ inline double chamfer_rows(const Eigen::Ref<const Mat>& x,
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
     return one_way(a, b) + one_way(b, a);
-  });
+  }, total);
+  if (!done) return std::numeric_limits<double>::quiet_NaN();
   return total / static_cast<double>(m);
 }
 
@@ -148,9 +153,10 @@ struct NearestColumns {
   Vec y_to_x;  // n2: min_j ||y_l - x_j||^2
 };
 
-inline NearestColumns nearest_columns(const Eigen::Ref<const Mat>& x,
-                                      const Eigen::Ref<const Mat>& y,
-                                      int threads, Index block = 512) {
+template <class Hooks = NullHooks>
+NearestColumns nearest_columns(const Eigen::Ref<const Mat>& x,
+                               const Eigen::Ref<const Mat>& y, int threads,
+                               Index block = 512, Hooks&& hooks = Hooks()) {
   const Index n1 = x.cols(), n2 = y.cols();
   require(x.rows() == y.rows() && n1 >= 1 && n2 >= 1 && block >= 1,
           "nearest_columns: x and y need the same rows and some columns");
@@ -163,10 +169,13 @@ inline NearestColumns nearest_columns(const Eigen::Ref<const Mat>& x,
   for (Index l0 = 0; l0 < n2; l0 += block) {
     const Index len = std::min(block, n2 - l0);
     Mat g(n1, len);
-    detail::for_chunks(len, threads, [&](Index c0, Index cl) {
-      g.middleCols(c0, cl).noalias() =
-          x.transpose() * y.middleCols(l0 + c0, cl);
-    });
+    // the host is asked between chunks of every block (empty result then)
+    if (!detail::for_chunks_hooked(len, threads, &hooks,
+                                   [&](Index c0, Index cl) {
+          g.middleCols(c0, cl).noalias() =
+              x.transpose() * y.middleCols(l0 + c0, cl);
+        }))
+      return NearestColumns{};
     for (Index c = 0; c < len; ++c) {
       const Index l = l0 + c;
       for (Index j = 0; j < n1; ++j) {
@@ -194,10 +203,13 @@ inline NearestColumns nearest_columns(const Eigen::Ref<const Mat>& x,
 
 /// The paper's Chamfer distance, eq. (1), with columns as points:
 /// mean_j min_l ||x_j - y_l||^2 + mean_l min_j ||y_l - x_j||^2.
-inline double chamfer_columns(const Eigen::Ref<const Mat>& x,
-                              const Eigen::Ref<const Mat>& y, int threads,
-                              Index block = 512) {
-  const NearestColumns nc = nearest_columns(x, y, threads, block);
+/// NaN when the host interrupted.
+template <class Hooks = NullHooks>
+double chamfer_columns(const Eigen::Ref<const Mat>& x,
+                       const Eigen::Ref<const Mat>& y, int threads,
+                       Index block = 512, Hooks&& hooks = Hooks()) {
+  const NearestColumns nc = nearest_columns(x, y, threads, block, hooks);
+  if (nc.x_to_y.size() == 0) return std::numeric_limits<double>::quiet_NaN();
   return nc.x_to_y.mean() + nc.y_to_x.mean();
 }
 

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
+#include "hooks.hpp"
 #include "types.hpp"
 
 namespace nmfkit {
@@ -22,38 +24,74 @@ inline Index chunk_length(Index n) {
 /// over the same chunks, so the result does not change.
 constexpr double kMinParallelWork = 4.0e6;
 
+/// Interrupt checks per loop when a host is watching: the chunks run in at
+/// most this many groups, the host asked before each one.
+constexpr Index kInterruptGroups = 16;
+
 /// Calls f(begin, length) for every chunk of [0, n), in parallel when built
 /// with OpenMP, threads > 1 and the loop's estimated `work` (flops) is worth
-/// it. f must write only to its own chunk.
-template <class F>
-void for_chunks(Index n, int threads, F&& f, double work = 1e300) {
+/// it. f must write only to its own chunk. With a `hooks` host, the chunks
+/// run in groups (one parallel region each) and hooks->check_interrupt() is
+/// called between groups on the calling thread, never inside a region; the
+/// chunk boundaries, and so the results, do not change. Returns false when
+/// the host interrupted (the remaining chunks are not run).
+template <class Hooks, class F>
+bool for_chunks_hooked(Index n, int threads, Hooks* hooks, F&& f,
+                       double work = 1e300) {
   const Index len = chunk_length(n);
   const Index chunks = (n + len - 1) / len;
   const bool parallel = threads > 1 && chunks > 1 && work >= kMinParallelWork;
+  const Index group =
+      hooks == nullptr
+          ? std::max<Index>(chunks, 1)
+          : std::max<Index>(std::max(threads, 1),
+                            (chunks + kInterruptGroups - 1) / kInterruptGroups);
+  for (Index g0 = 0; g0 < chunks; g0 += group) {
+    if (hooks != nullptr && hooks->check_interrupt()) return false;
+    const Index g1 = std::min(chunks, g0 + group);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic) if (parallel)
 #endif
-  for (Index c = 0; c < chunks; ++c) {
-    const Index b = c * len;
-    f(b, std::min(len, n - b));
+    for (Index c = g0; c < g1; ++c) {
+      const Index b = c * len;
+      f(b, std::min(len, n - b));
+    }
   }
   (void)parallel;
+  return true;
+}
+
+/// for_chunks_hooked without a host.
+template <class F>
+void for_chunks(Index n, int threads, F&& f, double work = 1e300) {
+  for_chunks_hooked(n, threads, static_cast<NullHooks*>(nullptr),
+                    std::forward<F>(f), work);
 }
 
 /// Sum over i in [0, n) of f(i), computed in parallel chunks and added in a
-/// fixed order.
-template <class F>
-double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
+/// fixed order, into `out`. Returns false when the host interrupted.
+template <class Hooks, class F>
+bool sum_chunks_hooked(Index n, int threads, Hooks* hooks, F&& f,
+                       double& out, double work = 1e300) {
   const Index len = chunk_length(n);
   const Index chunks = (n + len - 1) / len;
   std::vector<double> part(static_cast<size_t>(chunks), 0.0);
-  for_chunks(n, threads, [&](Index b, Index l) {
+  const bool done = for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
     double s = 0.0;
     for (Index i = b; i < b + l; ++i) s += f(i);
     part[static_cast<size_t>(b / len)] = s;
   }, work);
+  out = 0.0;
+  for (double v : part) out += v;
+  return done;
+}
+
+/// sum_chunks_hooked without a host.
+template <class F>
+double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
   double s = 0.0;
-  for (double v : part) s += v;
+  sum_chunks_hooked(n, threads, static_cast<NullHooks*>(nullptr),
+                    std::forward<F>(f), s, work);
   return s;
 }
 

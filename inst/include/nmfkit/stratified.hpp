@@ -211,11 +211,13 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
 /// Coefficients of new samples of known strata with W and V held fixed:
 /// for each column x_j of stratum g_j, argmin_{h >= 0} ||x_j - v_g - W h||,
 /// i.e. NNLS with right-hand side W'x_j - W'v_g, by coordinate descent from
-/// zero (see nnls_cd for tol and max_passes).
-template <class DataT>
+/// zero (see nnls_cd for tol and max_passes). The host may interrupt
+/// between chunks of the product and of every pass; the result is then
+/// incomplete and hooks.check_interrupt() stays true.
+template <class DataT, class Hooks = NullHooks>
 Mat stratified_coef(const DataT& x, const std::vector<int>& group,
                     const Mat& w, const Mat& v, double tol, int max_passes,
-                    int threads) {
+                    int threads, Hooks&& hooks = Hooks()) {
   require(w.rows() == x.rows() && v.rows() == x.rows() &&
               static_cast<Index>(group.size()) == x.cols(),
           "stratified_coef: dimensions");
@@ -223,11 +225,11 @@ Mat stratified_coef(const DataT& x, const std::vector<int>& group,
     require(gi >= 0 && gi < v.cols(), "stratified_coef: stratum label");
   const Mat wt = w.transpose();
   Mat b;
-  x.left_mult(wt, b, threads);
+  Mat h = Mat::Zero(w.cols(), x.cols());
+  if (!x.left_mult(wt, b, threads, &hooks)) return h;
   const Mat wtv = wt * v;
   for (Index j = 0; j < b.cols(); ++j) b.col(j) -= wtv.col(group[j]);
-  Mat h = Mat::Zero(w.cols(), x.cols());
-  nnls_cd(h, wt * w, b, tol, max_passes, threads);
+  nnls_cd(h, wt * w, b, tol, max_passes, threads, hooks);
   return h;
 }
 

@@ -1,0 +1,88 @@
+# Ctrl-C reaches every long loop. One background R process runs, in turn,
+# computations that would take minutes (NNLS prediction for standard and
+# joint NMF, stratified prediction, the Chamfer distance, the randomized
+# SVD of the NNDSVD start); the test sends SIGINT once each has begun and
+# checks that the process caught it promptly. Before the fix every one of
+# them ran on, ignoring the interrupt.
+
+# The long calls, each built by a function that prepares its data first, so
+# that the interrupt lands in the core loop rather than in input checks.
+interrupt_cases <- function() {
+  slow_basis <- function() {
+    # nearly collinear columns: coordinate descent crawls; tol = 0 never
+    # stops before max_passes
+    outer(stats::runif(200), rep(1, 30)) +
+      matrix(stats::runif(200 * 30, 0, 1e-3), 200)
+  }
+  list(
+    predict = function() {
+      fit <- nmfkit::nmf(matrix(stats::runif(40 * 30), 40, 30), 3)
+      fit$W <- slow_basis()
+      newdata <- matrix(stats::runif(200 * 20000), 200)
+      function() stats::predict(fit, newdata, tol = 0, max_passes = 1e6)
+    },
+    stratified = function() {
+      w <- slow_basis()
+      v <- matrix(stats::runif(400), 200, 2)
+      newdata <- matrix(stats::runif(200 * 20000), 200)
+      group <- rep(0:1, 10000)
+      function() nmfkit:::r_stratified_coef(newdata, group, w, v, 0, 1e6L, 1L)
+    },
+    chamfer = function() {
+      x1 <- matrix(stats::runif(100 * 40000), 100)
+      x2 <- matrix(stats::runif(100 * 40000), 100)
+      function() nmfkit:::r_chamfer(x1, x2, "paper", 1L)
+    },
+    nndsvd = function() {
+      x <- matrix(stats::runif(500 * 2000), 500)
+      omega <- matrix(stats::rnorm(2000 * 20), 2000)
+      function() {
+        nmfkit:::r_nndsvd(x, 10L, omega, "mean", mean(x), NULL, NULL,
+                          100000L, 1L)
+      }
+    }
+  )
+}
+
+run_cases <- function(cases) {
+  set.seed(1)
+  for (nm in names(cases)) {
+    run <- cases[[nm]]()
+    cat("go", nm, "\n")
+    tryCatch({
+      run()
+      cat("finished", nm, "\n")
+    }, interrupt = function(e) cat("caught", nm, "\n"))
+  }
+}
+
+# Reads the child's output until `pattern` appears or `seconds` pass.
+wait_for <- function(p, state, pattern, seconds) {
+  deadline <- Sys.time() + seconds
+  while (!grepl(pattern, state$out) && Sys.time() < deadline) {
+    p$poll_io(100)
+    state$out <- paste0(state$out, p$read_output())
+  }
+  grepl(pattern, state$out)
+}
+
+test_that("Ctrl-C stops predict(), stratified predict, Chamfer and NNDSVD", {
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  cases <- interrupt_cases()
+  p <- callr::r_bg(run_cases, args = list(cases = cases),
+                   libpath = .libPaths(), stdout = "|", stderr = "|")
+  on.exit(p$kill(), add = TRUE)
+  state <- new.env()
+  state$out <- ""
+  for (nm in names(cases)) {
+    started <- wait_for(p, state, paste("go", nm), 60)
+    expect_true(started, info = nm)
+    if (!started) break
+    Sys.sleep(0.5)
+    p$interrupt()
+    caught <- wait_for(p, state, paste("caught", nm), 5)
+    expect_true(caught, info = paste(nm, "was not interrupted"))
+    if (!caught) break
+  }
+})
