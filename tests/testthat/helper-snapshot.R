@@ -19,5 +19,15 @@ scrub_numbers <- function(lines) {
                 lines, perl = TRUE)
   # Shares of zeros may be exactly 0 on one machine and tiny on another.
   lines <- gsub("\\b([WH]) (0|<num>)\\b", "\\1 <num>", lines, perl = TRUE)
-  lines
+  # Column alignment of printed tables follows the widths of the numbers.
+  gsub("(?<=\\S) {2,}|^ {2,}", " ", lines, perl = TRUE)
+}
+
+# For fits whose stopping reason is itself decided by the last bits (a
+# status reached near the iteration cap): scrub it too.
+scrub_status <- function(lines) {
+  lines <- scrub_numbers(lines)
+  lines <- gsub("\\((converged|iteration cap reached)\\)", "(<status>)",
+                lines)
+  gsub("stopped: [a-z_]+", "stopped: <why>", lines)
 }

@@ -1,6 +1,7 @@
 test_that("print and summary show one screen each", {
   set.seed(1)
-  fit <- nmf(swimmer(), 17)
+  # some starts end in Swimmer's known local minimum (error 0.13): best of 3
+  fit <- nmf(swimmer(), 17, nrun = 3)
   expect_identical(fit$status, "converged")
   expect_lt(tail(fit$loss, 1), 1e-3)
   expect_snapshot(print(fit), transform = scrub_numbers)

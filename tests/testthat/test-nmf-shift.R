@@ -195,5 +195,5 @@ test_that("print and summary", {
     print(fit)
     summary(fit)
     print(fit2)
-  }, transform = scrub_numbers)
+  }, transform = scrub_status)
 })
