@@ -53,7 +53,8 @@
 #'   [nmf_distance()].
 #' @examples
 #' x <- swimmer()
-#' fit <- nmf(x, rank = 17)
+#' set.seed(1)
+#' fit <- nmf(x, rank = 17, nrun = 3)  # best of 3 starts
 #' fit
 #' plot(fit, type = "basis")
 #' @export

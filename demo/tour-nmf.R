@@ -1,7 +1,7 @@
 # Stop 1: standard NMF learns the parts of the Swimmer images.
 x <- swimmer()
 set.seed(1)
-fit <- nmf(x, rank = 17, control = nmf_control(max_iter = 500))
+fit <- nmf(x, rank = 17, nrun = 3, control = nmf_control(max_iter = 500))
 print(fit)
 
 png(file.path(out_dir, "nmf-swimmer-data.png"), width = 900, height = 260)
