@@ -53,7 +53,7 @@ print_extra.nmfkit_manifold <- function(x, ...) {
 summary.nmfkit_manifold <- function(object, ...) {
   check_dots_empty()
   out <- NextMethod()
-  out$relative_error <- sqrt(sum(residuals(object)^2) /
+  out$relative_error <- sqrt(sum(stats::residuals(object)^2) /
                                sum(as.matrix(object$data)^2))
   out$method <- method_label(object)
   out$cluster_sizes <- tabulate(object$labels, object$rank)
