@@ -15,4 +15,5 @@
 #include "nmfkit/shift.hpp"
 #include "nmfkit/stratified.hpp"
 #include "nmfkit/sinkhorn.hpp"
+#include "nmfkit/sinkhorn_symmetric.hpp"
 #include "nmfkit/wasserstein.hpp"
