@@ -125,7 +125,8 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #' \frac{1}{2} OT_\epsilon(b, b),}{S(a, b) = OT(a, b) - OT(a, a) / 2 - OT(b, b) / 2,}
 #' which is symmetric, nonnegative (for a squared Euclidean ground cost, whose
 #' Gibbs kernel is positive definite) and zero for identical histograms
-#' (Feydy et al., 2019); tiny negative values left by rounding are set to 0.
+#' (Feydy et al., 2019); tiny negative values left by rounding are set to 0
+#' and a pair of identical columns gives exactly 0.
 #' `type = "entropic"` gives the regularised cost itself,
 #' \eqn{OT_\epsilon(a, b) = \min_P \langle P, C\rangle +
 #' \epsilon \sum P (\log P - 1)} over plans `P` with row sums `a` and column
@@ -156,6 +157,17 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 #' needs many iterations when `epsilon` is small; L-BFGS is then often much
 #' faster, but with very thin tails (masses far below `1e-20`) it can stall
 #' at a marginal error near `1e-6`, which it reports with a warning.
+#'
+#' Whatever the method, the self terms \eqn{OT_\epsilon(a, a)} (those of the
+#' divergence, and any pair whose two columns are equal) are computed by the
+#' symmetric fixed-point iteration of Feydy et al. (2019): for a symmetric
+#' cost the two potentials of \eqn{OT_\epsilon(a, a)} are equal, and
+#' averaging the potential with its log-domain softmin image converges in
+#' tens of iterations where alternating Sinkhorn updates can oscillate for
+#' thousands (multimodal histograms with near-empty bins between the modes).
+#' Its stopping rule is the same L1 error of the plan's row sums (which here
+#' equal its column sums); bins without mass take no part. With a
+#' non-symmetric `cost` the self terms use plain Sinkhorn.
 #'
 #' @param a,b Histograms: vectors, or matrices with one histogram per column
 #'   (a single column is recycled). Normalised to sum to one.

@@ -141,12 +141,6 @@ class OtKernel {
   bool is_separable() const { return separable_; }
   /// Whether C(a, b) == C(b, a) (always so for a separable cost).
   bool is_symmetric() const { return symmetric_; }
-  /// The kernel of the symmetric part (C + C') / 2 of the cost, at the
-  /// same epsilon.
-  OtKernel symmetrised() const {
-    if (symmetric_) return *this;
-    return dense(0.5 * (c1_ + c1t_), eps_);
-  }
 
   /// The full m x m cost matrix (for tests and small problems).
   Mat dense_cost() const {

@@ -76,17 +76,15 @@ inline void symmetric_step(const OtKernel& kernel, const Mat& a,
 /// stops on its own once the L1 error of the plan's row sums (its column
 /// sums are the same) is <= tol; all stop after max_iter. The result has
 /// the layout of sinkhorn_log(): f = g = F + eps log a (-inf where a is 0),
-/// so the plan is exp((f_a + g_b - C_ab) / eps) as there. A non-symmetric
-/// cost is replaced by (C + C') / 2, which gives the same OT(a, a): the
-/// optimal plan of OT(a, a) is symmetric.
+/// so the plan is exp((f_a + g_b - C_ab) / eps) as there. With a
+/// non-symmetric cost the two potentials differ (and OT(a, a) is not that
+/// of (C + C') / 2), so this runs sinkhorn_log() on (a, a) instead.
 template <class Hooks = NullHooks>
 SinkhornResult sinkhorn_symmetric(const OtKernel& kernel, const Mat& a,
                                   int max_iter, double tol, int threads,
                                   Hooks&& hooks = Hooks()) {
-  if (!kernel.is_symmetric()) {
-    return sinkhorn_symmetric(kernel.symmetrised(), a, max_iter, tol, threads,
-                              hooks);
-  }
+  if (!kernel.is_symmetric())
+    return sinkhorn_log(kernel, a, a, max_iter, tol, threads, hooks);
   const Index m = a.rows(), n = a.cols();
   require(kernel.size() == m, "sinkhorn_symmetric: dimensions do not match");
   require(max_iter >= 1 && tol >= 0, "sinkhorn_symmetric: bad settings");
