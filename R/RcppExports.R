@@ -85,6 +85,10 @@ r_ot_sinkhorn <- function(a, b, kernel, epsilon, max_iter, tol, threads) {
     .Call(`_nmfkit_r_ot_sinkhorn`, a, b, kernel, epsilon, max_iter, tol, threads)
 }
 
+r_ot_sinkhorn_symmetric <- function(a, kernel, epsilon, max_iter, tol, threads) {
+    .Call(`_nmfkit_r_ot_sinkhorn_symmetric`, a, kernel, epsilon, max_iter, tol, threads)
+}
+
 r_ot_semidual <- function(x, g, kernel, epsilon, threads) {
     .Call(`_nmfkit_r_ot_semidual`, x, g, kernel, epsilon, threads)
 }

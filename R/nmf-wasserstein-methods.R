@@ -197,7 +197,8 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
   check_dots_empty()
   if (missing(newdata)) return(object$H)
   newdata <- check_newdata(newdata, nrow(object$W))
-  newdata <- check_histograms(newdata)
+  newdata <- check_histograms(newdata,
+                              verbose = isTRUE(object$control$verbose))
   res <- r_wasserstein_weights(newdata, object$W, object$ground$spec,
                                object$epsilon, object$rho[["weights"]],
                                object$control)
@@ -274,12 +275,10 @@ nmf_distance.nmfkit_wasserstein <- function(x, space = c("reconstruction",
   y <- sweep(pmax(y, 0), 2, colSums(y), "/")
   n <- ncol(y)
   pairs <- which(lower.tri(matrix(0, n, n)), arr.ind = TRUE)
-  a <- y[, c(pairs[, 1], seq_len(n)), drop = FALSE]
-  b <- y[, c(pairs[, 2], seq_len(n)), drop = FALSE]
-  cost <- ot_pairs(a, b, x$ground, x$epsilon, control, method)$cost
-  self <- cost[nrow(pairs) + seq_len(n)]
-  d <- cost[seq_len(nrow(pairs))] -
-    (self[pairs[, 1]] + self[pairs[, 2]]) / 2
+  cost <- ot_pairs(y[, pairs[, 1], drop = FALSE], y[, pairs[, 2], drop = FALSE],
+                   x$ground, x$epsilon, control, method)$cost
+  self <- ot_self(y, x$ground, x$epsilon, control)$cost
+  d <- cost - (self[pairs[, 1]] + self[pairs[, 2]]) / 2
   labels <- colnames(x$H)
   if (is.null(labels)) labels <- as.character(seq_len(n))
   structure(pmax(d, 0), Size = n, Labels = labels, Diag = FALSE,

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <nmfkit/sinkhorn_symmetric.hpp>
 #include <nmfkit/wasserstein.hpp>
 #include <random>
 
@@ -318,4 +319,93 @@ TEST_CASE("semi-dual and Sinkhorn give the same bits on 1 and 2 threads") {
   const nmfkit::SinkhornResult s2 = nmfkit::sinkhorn_log(k, x, y, 30, 0, 2);
   CHECK(s1.cost == s2.cost);
   CHECK(s1.g == s2.g);
+}
+
+TEST_CASE("symmetric Sinkhorn: fixed point, plan marginals a, zero bins") {
+  const Index m = 30, n = 4;
+  const Mat c = cost_1d(grid(m, -12, 12));
+  const double eps = 0.05;
+  const OtKernel k = OtKernel::dense(c, eps);
+  const Mat a = histograms(m, n, 81, 0.3);  // about 30% empty bins
+  REQUIRE((a.array() == 0).any());
+  const nmfkit::SinkhornResult s =
+      nmfkit::sinkhorn_symmetric(k, a, 1000, 1e-13, 1);
+  REQUIRE(s.status == nmfkit::Status::converged);
+  CHECK(s.iterations < 200);
+  CHECK(s.f == s.g);
+  for (Index j = 0; j < n; ++j) {
+    for (Index i = 0; i < m; ++i) {
+      if (a(i, j) > 0) {
+        CHECK(std::isfinite(s.f(i, j)));
+        // fixed point: f_i = eps log a_i - eps LSE_b((f_b - C_ib) / eps)
+        double mx = -INFINITY, sum = 0.0;
+        for (Index b = 0; b < m; ++b)
+          mx = std::max(mx, (s.f(b, j) - c(i, b)) / eps);
+        for (Index b = 0; b < m; ++b)
+          sum += std::exp((s.f(b, j) - c(i, b)) / eps - mx);
+        CHECK(s.f(i, j) ==
+              doctest::Approx(eps * (std::log(a(i, j)) - mx - std::log(sum)))
+                  .epsilon(1e-11));
+      } else {
+        CHECK(s.f(i, j) == -INFINITY);
+      }
+    }
+    const Mat p = nmfkit::sinkhorn_plan(k, s, j);
+    CHECK(p.allFinite());
+    CHECK((p - p.transpose()).cwiseAbs().maxCoeff() < 1e-15);
+    CHECK((p.rowwise().sum() - a.col(j)).cwiseAbs().sum() < 1e-12);
+    CHECK((p.colwise().sum().transpose() - a.col(j)).cwiseAbs().sum() <
+          1e-12);
+    // its value is the primal value of the plan
+    double v = 0.0;
+    for (Index i = 0; i < p.size(); ++i) {
+      const double q = p.data()[i];
+      if (q > 0) v += q * (c.data()[i] + eps * (std::log(q) - 1.0));
+    }
+    CHECK(s.cost[j] == doctest::Approx(v).epsilon(1e-11));
+  }
+  // plain Sinkhorn on (a, a), where it converges, gives the same OT(a, a)
+  const nmfkit::SinkhornResult p =
+      nmfkit::sinkhorn_log(k, a, a, 200000, 1e-13, 1);
+  REQUIRE(p.status == nmfkit::Status::converged);
+  CHECK(p.iterations > s.iterations);
+  for (Index j = 0; j < n; ++j)
+    CHECK(s.cost[j] == doctest::Approx(p.cost[j]).epsilon(1e-11));
+}
+
+TEST_CASE("symmetric Sinkhorn: separable and asymmetric costs, threads") {
+  Mat dense;
+  const OtKernel ks = grid_kernel(6, 5, 0.05, &dense);
+  const Mat a = histograms(30, 3, 82, 0.2);
+  const nmfkit::SinkhornResult s1 =
+      nmfkit::sinkhorn_symmetric(ks, a, 1000, 1e-13, 1);
+  const nmfkit::SinkhornResult s2 = nmfkit::sinkhorn_symmetric(
+      OtKernel::dense(dense, 0.05), a, 1000, 1e-13, 1);
+  REQUIRE(s1.status == nmfkit::Status::converged);
+  for (Index j = 0; j < 3; ++j)
+    CHECK(s1.cost[j] == doctest::Approx(s2.cost[j]).epsilon(1e-12));
+  // an asymmetric cost (potentials not equal): plain Sinkhorn on (a, a)
+  Mat c = cost_1d(grid(30, -1, 1));
+  c += gaussian_matrix(30, 30, 0.05, 83).cwiseAbs();
+  const OtKernel ka = OtKernel::dense(c, 0.1);
+  REQUIRE_FALSE(ka.is_symmetric());
+  const nmfkit::SinkhornResult sa =
+      nmfkit::sinkhorn_symmetric(ka, a, 1000, 1e-13, 1);
+  const nmfkit::SinkhornResult pa =
+      nmfkit::sinkhorn_log(ka, a, a, 200000, 1e-13, 1);
+  REQUIRE(sa.status == nmfkit::Status::converged);
+  REQUIRE(pa.status == nmfkit::Status::converged);
+  CHECK(sa.cost == pa.cost);
+  // 1 and 2 threads give the same bits; the interrupt hook stops it
+  const OtKernel kb = OtKernel::dense(cost_1d(grid(400, 0, 1)), 0.01);
+  const Mat x = histograms(400, 200, 84, 0.1);
+  const nmfkit::SinkhornResult t1 = nmfkit::sinkhorn_symmetric(kb, x, 20, 0, 1);
+  const nmfkit::SinkhornResult t2 = nmfkit::sinkhorn_symmetric(kb, x, 20, 0, 2);
+  CHECK(t1.cost == t2.cost);
+  CHECK(t1.f == t2.f);
+  const nmfkit::SinkhornResult ti =
+      nmfkit::sinkhorn_symmetric(kb, x, 20, 0, 1, StopAtOnce());
+  CHECK(ti.status == nmfkit::Status::interrupted);
+  CHECK(ti.iterations == 1);
+  CHECK(ti.cost.allFinite());
 }

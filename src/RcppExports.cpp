@@ -347,6 +347,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_ot_sinkhorn_symmetric
+Rcpp::List r_ot_sinkhorn_symmetric(const Eigen::Map<Eigen::MatrixXd> a, Rcpp::List kernel, double epsilon, int max_iter, double tol, int threads);
+RcppExport SEXP _nmfkit_r_ot_sinkhorn_symmetric(SEXP aSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP max_iterSEXP, SEXP tolSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
+    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_ot_sinkhorn_symmetric(a, kernel, epsilon, max_iter, tol, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_ot_semidual
 Rcpp::List r_ot_semidual(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> g, Rcpp::List kernel, double epsilon, int threads);
 RcppExport SEXP _nmfkit_r_ot_semidual(SEXP xSEXP, SEXP gSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP threadsSEXP) {
@@ -400,6 +416,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf_wasserstein", (DL_FUNC) &_nmfkit_r_nmf_wasserstein, 10},
     {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
     {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},
+    {"_nmfkit_r_ot_sinkhorn_symmetric", (DL_FUNC) &_nmfkit_r_ot_sinkhorn_symmetric, 6},
     {"_nmfkit_r_ot_semidual", (DL_FUNC) &_nmfkit_r_ot_semidual, 5},
     {"_nmfkit_r_ot_lbfgs", (DL_FUNC) &_nmfkit_r_ot_lbfgs, 5},
     {NULL, NULL, 0}

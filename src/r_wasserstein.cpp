@@ -2,6 +2,7 @@
 #include "r_convert.h"
 #include "r_hooks.h"
 
+#include <nmfkit/sinkhorn_symmetric.hpp>
 #include <nmfkit/wasserstein.hpp>
 
 using nmfkit::Mat;
@@ -102,6 +103,23 @@ Rcpp::List r_ot_sinkhorn(const Eigen::Map<Eigen::MatrixXd> a,
   nmfkit_r::RHooks hooks;
   const nmfkit::SinkhornResult r =
       nmfkit::sinkhorn_log(k, Mat(a), Mat(b), max_iter, tol, threads, hooks);
+  hooks.finish();
+  return Rcpp::List::create(
+      Rcpp::Named("cost") = r.cost, Rcpp::Named("error") = r.error,
+      Rcpp::Named("f") = r.f, Rcpp::Named("g") = r.g,
+      Rcpp::Named("iterations") = r.iterations,
+      Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
+}
+
+// OT of each column of a with itself (the self terms of the divergence).
+// [[Rcpp::export]]
+Rcpp::List r_ot_sinkhorn_symmetric(const Eigen::Map<Eigen::MatrixXd> a,
+                                   Rcpp::List kernel, double epsilon,
+                                   int max_iter, double tol, int threads) {
+  const nmfkit::OtKernel k = make_kernel(kernel, epsilon);
+  nmfkit_r::RHooks hooks;
+  const nmfkit::SinkhornResult r =
+      nmfkit::sinkhorn_symmetric(k, Mat(a), max_iter, tol, threads, hooks);
   hooks.finish();
   return Rcpp::List::create(
       Rcpp::Named("cost") = r.cost, Rcpp::Named("error") = r.error,

@@ -15,6 +15,7 @@
 #include "nmfkit/shift.hpp"
 #include "nmfkit/stratified.hpp"
 #include "nmfkit/sinkhorn.hpp"
+#include "nmfkit/sinkhorn_symmetric.hpp"
 #include "nmfkit/wasserstein.hpp"
 #include "nmfkit/graph.hpp"
 #include "nmfkit/manifold.hpp"

@@ -1,6 +1,7 @@
 test_that("W-NMF finds the three Gaussian atoms (spec acceptance test)", {
   set.seed(42)
   d <- wasserstein_gm_data()
+  withr::local_options(rlib_message_verbosity = "verbose")  # not just once
   expect_message(fit <- nmf_wasserstein(d$x, 3, coords = d$t),
                  class = "nmfkit_message_normalise")
   mom <- atom_moments(fit$W, d$t)
@@ -246,4 +247,61 @@ test_that("ot_distance() is a divergence by default: 0 on identical inputs", {
                tolerance = 1e-10)
   expect_error(ot_distance(a, b, coords = t, type = "wasserstein"),
                class = "nmfkit_error")
+})
+
+test_that("divergence self terms: symmetric iteration, no warning, exact", {
+  # ordinary multimodal histograms: Sinkhorn on (b, b) took > 10000
+  # iterations here and warned; the symmetric iteration takes tens
+  withr::with_seed(3, d <- wasserstein_gm_data(n = 12L, bins = 15L))
+  x <- sweep(d$x, 2, colSums(d$x), "/")
+  expect_no_warning(s <- ot_distance(x[, 1], x[, 2], coords = d$t))
+  ent <- function(p, q) ot_distance(p, q, coords = d$t, type = "entropic")
+  expect_no_warning(ab <- ent(x[, 1], x[, 2]))
+  expect_no_warning(bb <- ent(x[, 2], x[, 2]))
+  expect_equal(s, ab - ent(x[, 1], x[, 1]) / 2 - bb / 2, tolerance = 1e-12)
+  expect_gt(s, 0)
+  expect_equal(ot_distance(x[, 2], x[, 1], coords = d$t), s,
+               tolerance = 1e-8)
+  expect_identical(ot_distance(x, x, coords = d$t), rep(0, 12))
+  cmat <- outer(d$t, d$t, "-")^2
+  spec <- list(type = "dense", cost = cmat / mean(cmat))
+  sym <- nmfkit:::r_ot_sinkhorn_symmetric(x, spec, 0.025, 1000L, 1e-8, 1L)
+  expect_identical(sym$status, "converged")
+  expect_lt(sym$iterations, 100L)
+
+  # where plain Sinkhorn converges, both give the same OT(a, a); empty bins
+  # take no part (no NaN, -Inf potentials there only)
+  set.seed(4)
+  y <- random_histograms(15, 5)
+  y[sample(length(y), 20)] <- 0
+  y <- sweep(y, 2, colSums(y), "/")
+  plain <- nmfkit:::r_ot_sinkhorn(y, y, spec, 0.1, 100000L, 1e-13, 1L)
+  sym <- nmfkit:::r_ot_sinkhorn_symmetric(y, spec, 0.1, 1000L, 1e-13, 1L)
+  expect_identical(plain$status, "converged")
+  expect_identical(sym$status, "converged")
+  expect_lt(sym$iterations, plain$iterations)
+  expect_equal(sym$cost, plain$cost, tolerance = 1e-8)
+  expect_identical(is.infinite(sym$f), y == 0)
+  expect_false(anyNA(sym$f))
+  r <- ot_distance(y, y, coords = d$t, epsilon = 0.1, plan = TRUE,
+                   type = "entropic", control = list(tol = 1e-12))
+  expect_equal(r$entropic, sym$cost, tolerance = 1e-10)
+  for (j in 1:5) {
+    p <- r$plan[[j]]
+    expect_false(anyNA(p))
+    expect_equal(rowSums(p), y[, j], tolerance = 1e-12)
+    expect_equal(colSums(p), y[, j], tolerance = 1e-12)
+  }
+  expect_identical(ot_distance(y, y, coords = d$t, epsilon = 0.1),
+                   rep(0, 5))
+})
+
+test_that("the normalising message is shown once, every time if verbose", {
+  a <- c(1, 2, 3)
+  b <- c(3, 2, 1)
+  suppressMessages(ot_distance(a, b, epsilon = 0.5))
+  expect_no_message(ot_distance(a, b, epsilon = 0.5))
+  expect_message(ot_distance(a, b, epsilon = 0.5,
+                             control = nmf_control(verbose = TRUE)),
+                 class = "nmfkit_message_normalise")
 })

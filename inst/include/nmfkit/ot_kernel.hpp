@@ -139,6 +139,8 @@ class OtKernel {
     return 4.0 * prod + 60.0 * m;
   }
   bool is_separable() const { return separable_; }
+  /// Whether C(a, b) == C(b, a) (always so for a separable cost).
+  bool is_symmetric() const { return symmetric_; }
 
   /// The full m x m cost matrix (for tests and small problems).
   Mat dense_cost() const {
