@@ -52,6 +52,15 @@ Rcpp::List steps_frame(const std::vector<nmfkit::DualStats>& s) {
                             Rcpp::Named("status") = st);
 }
 
+// What both Sinkhorn solvers return, as the R layer reads it.
+Rcpp::List sinkhorn_list(const nmfkit::SinkhornResult& r) {
+  return Rcpp::List::create(
+      Rcpp::Named("cost") = r.cost, Rcpp::Named("error") = r.error,
+      Rcpp::Named("f") = r.f, Rcpp::Named("g") = r.g,
+      Rcpp::Named("iterations") = r.iterations,
+      Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
+}
+
 }  // namespace
 
 // [[Rcpp::export]]
@@ -104,11 +113,7 @@ Rcpp::List r_ot_sinkhorn(const Eigen::Map<Eigen::MatrixXd> a,
   const nmfkit::SinkhornResult r =
       nmfkit::sinkhorn_log(k, Mat(a), Mat(b), max_iter, tol, threads, hooks);
   hooks.finish();
-  return Rcpp::List::create(
-      Rcpp::Named("cost") = r.cost, Rcpp::Named("error") = r.error,
-      Rcpp::Named("f") = r.f, Rcpp::Named("g") = r.g,
-      Rcpp::Named("iterations") = r.iterations,
-      Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
+  return sinkhorn_list(r);
 }
 
 // OT of each column of a with itself (the self terms of the divergence).
@@ -121,11 +126,7 @@ Rcpp::List r_ot_sinkhorn_symmetric(const Eigen::Map<Eigen::MatrixXd> a,
   const nmfkit::SinkhornResult r =
       nmfkit::sinkhorn_symmetric(k, Mat(a), max_iter, tol, threads, hooks);
   hooks.finish();
-  return Rcpp::List::create(
-      Rcpp::Named("cost") = r.cost, Rcpp::Named("error") = r.error,
-      Rcpp::Named("f") = r.f, Rcpp::Named("g") = r.g,
-      Rcpp::Named("iterations") = r.iterations,
-      Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
+  return sinkhorn_list(r);
 }
 
 // Value and gradient of the summed semi-dual (for tests from R).
