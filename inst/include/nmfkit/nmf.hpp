@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "data.hpp"
+#include "driver.hpp"
 #include "hooks.hpp"
 #include "loss.hpp"
 #include "nnls.hpp"
@@ -111,11 +112,10 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   Mat wt = w.transpose();  // k x m: each column a row of W, contiguous
   r.H = h;
   Mat hht = r.H * r.H.transpose(), wtw, b;
-  // the last finite iterate, returned when an update overflows
+  // the last finite iterate, restored when an update overflows
   Mat wt_prev, h_prev;
-  double viol0 = 0.0;
-  r.status = Status::max_iter;
-  for (int it = 1; it <= p.max_iter; ++it) {
+  RelativeTest test(p.tol);
+  auto step = [&](int) {
     wt_prev = wt;
     h_prev = r.H;
     x.left_mult_t(r.H, b, p.threads);  // H X^T, k x m
@@ -124,26 +124,16 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     x.left_mult(wt, b, p.threads);  // W^T X, k x n
     viol += update(r.H, wtw, b);
     hht = r.H * r.H.transpose();
-    const double loss = relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
-    if (!std::isfinite(loss) || !std::isfinite(viol)) {
-      wt = wt_prev;
-      r.H = h_prev;
-      r.status = Status::numerical_error;
-      break;
-    }
-    r.loss.push_back(loss);
-    r.iterations = it;
-    hooks.progress(it, loss);
-    if (it == 1) viol0 = viol;
-    if (viol0 == 0.0 || viol <= p.tol * viol0) {
-      r.status = Status::converged;
-      break;
-    }
-    if (hooks.check_interrupt()) {
-      r.status = Status::interrupted;
-      break;
-    }
-  }
+    StepOutcome o;
+    o.loss = relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
+    o.finite = std::isfinite(viol);
+    o.converged = o.finite && test(viol);
+    return o;
+  };
+  drive(p.max_iter, hooks, r, step, [&]() {
+    wt = wt_prev;
+    r.H = h_prev;
+  });
   r.W = wt.transpose();
   return r;
 }

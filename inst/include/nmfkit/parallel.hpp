@@ -13,9 +13,10 @@
 namespace nmfkit {
 namespace detail {
 
-/// Chunk length for n items: at most 64 chunks, at least 16 items each.
-inline Index chunk_length(Index n) {
-  return std::max<Index>(16, (n + 63) / 64);
+/// Chunk length for n items: at most 64 chunks, at least `min_len` (default
+/// 16) items each. Depends on the problem size only, never on threads.
+inline Index chunk_length(Index n, Index min_len = 16) {
+  return std::max<Index>(std::max<Index>(min_len, 1), (n + 63) / 64);
 }
 
 /// Below this many flops a parallel region costs more than it saves: waking
@@ -96,4 +97,46 @@ double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
 }
 
 }  // namespace detail
+}  // namespace nmfkit
+
+namespace nmfkit {
+
+/// The package's one parallel policy, passed into every solver (as uwot
+/// passes its threading): the thread count plus the single rule for when a
+/// loop goes parallel. Chunk boundaries depend only on the problem size and
+/// reductions are summed in chunk order, so 1 and N threads give the same
+/// bits. Every parallel loop in the core goes through this object (the only
+/// `omp parallel` is in detail::for_chunks_hooked above).
+struct Parallel {
+  int threads = 1;
+
+  Parallel() = default;
+  explicit Parallel(int t) : threads(t < 1 ? 1 : t) {}
+
+  /// Threads worth using for a loop of `work` flops (1 below the threshold).
+  int threads_for(double work) const {
+    return work >= detail::kMinParallelWork ? threads : 1;
+  }
+
+  /// f(begin, length) for every chunk of [0, n); see detail::for_chunks.
+  template <class F>
+  void for_chunks(Index n, F&& f, double work = 1e300) const {
+    detail::for_chunks(n, threads, std::forward<F>(f), work);
+  }
+
+  /// As for_chunks, asking hooks->check_interrupt() between groups of chunks
+  /// on the calling thread. Returns false when the host interrupted.
+  template <class Hooks, class F>
+  bool for_chunks(Index n, Hooks* hooks, F&& f, double work = 1e300) const {
+    return detail::for_chunks_hooked(n, threads, hooks, std::forward<F>(f),
+                                     work);
+  }
+
+  /// Sum over i in [0, n) of f(i), in chunk order.
+  template <class F>
+  double sum(Index n, F&& f, double work = 1e300) const {
+    return detail::sum_chunks(n, threads, std::forward<F>(f), work);
+  }
+};
+
 }  // namespace nmfkit
