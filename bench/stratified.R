@@ -63,8 +63,8 @@ fit_time <- function(order, threads) {
        cpu = t1[["user.self"]] + t1[["sys.self"]])
 }
 invisible(fit_time("jacobi", 1L))  # warm-up, untimed
-# threads = 2 on this small problem: the core keeps one thread (see
-# StratifiedParams::min_parallel_work), so it should match threads = 1.
+# threads = 2 on this small problem: the Parallel policy keeps loops below
+# its one work threshold on one thread, so it should match threads = 1.
 runs <- list(jacobi_1 = fit_time("jacobi", 1L),
              jacobi_2 = fit_time("jacobi", 2L),
              gauss_seidel_1 = fit_time("gauss_seidel", 1L))

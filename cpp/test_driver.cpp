@@ -95,3 +95,79 @@ TEST_CASE("Parallel: 1 and 2 threads sum to the same bits") {
   CHECK(Parallel(2).threads_for(1.0) == 1);
   CHECK(Parallel(2).threads_for(1e9) == 2);
 }
+
+TEST_CASE("driver options: no progress, interrupt polled every N") {
+  CountingHooks hooks;
+  hooks.interrupt_after = 2;  // the second poll interrupts
+  DriveOptions opt;
+  opt.report = false;
+  opt.check_every = 5;
+  std::vector<double> trace;
+  const DriveResult d = drive_with(opt, 100, hooks, &trace,
+                                   [](int) { return StepOutcome{2.0}; });
+  CHECK(d.status == Status::interrupted);
+  CHECK(d.iterations == 10);  // polled after iterations 5 and 10
+  CHECK(hooks.checks == 2);
+  CHECK(hooks.progress_calls == 0);
+  CHECK(trace.size() == 10);
+
+  // without a trace; a step that reports non-finite state besides its loss
+  CountingHooks h2;
+  const DriveResult d2 = drive(100, h2, nullptr, [](int it) {
+    StepOutcome o{1.0};
+    o.finite = it < 3;
+    return o;
+  });
+  CHECK(d2.status == Status::numerical_error);
+  CHECK(d2.iterations == 2);
+}
+
+TEST_CASE("Parallel: chunk shapes fixed by n; worker slots in range") {
+  // the OT shape: at least 64 per chunk, at most 16 chunks
+  CHECK(detail::chunk_length(100, detail::ChunkShape{64, 16}) == 64);
+  CHECK(detail::chunk_length(4000, detail::ChunkShape{64, 16}) == 250);
+  CHECK(detail::chunk_length(4000) == 63);
+  for (int threads : {1, 2, 3}) {
+    const Parallel par(threads);
+    const Index n = 5000;
+    std::vector<int> slot_of(static_cast<size_t>(n), -1);
+    std::vector<Index> begins;
+    std::vector<double> scratch(static_cast<size_t>(par.slots()), 0.0);
+    NullHooks none;
+    const bool done = par.for_slots(n, &none, [&](Index b, Index l, int s) {
+      scratch[static_cast<size_t>(s)] += 1.0;  // per-worker: no race
+      for (Index i = b; i < b + l; ++i) slot_of[static_cast<size_t>(i)] = s;
+    }, 1e9, detail::ChunkShape{100, 8});
+    CHECK(done);
+    for (int s : slot_of) {
+      CHECK(s >= 0);
+      CHECK(s < par.slots());
+    }
+    double chunks = 0.0;
+    for (double c : scratch) chunks += c;
+    CHECK(chunks == 8.0);  // 5000 in chunks of 625
+  }
+  // sum_by_chunk adds chunk values in chunk order, whatever the threads
+  std::vector<double> v(20000);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 1e8 * (double(i % 7) - 3.0) + 1.0 / (1.0 + i);
+  auto f = [&](Index b, Index l) {
+    double s = 0.0;
+    for (Index i = b; i < b + l; ++i) s += v[size_t(i)];
+    return s;
+  };
+  const detail::ChunkShape ot{64, 16};
+  CHECK(Parallel(1).sum_by_chunk(20000, f, 1e9, ot) ==
+        Parallel(2).sum_by_chunk(20000, f, 1e9, ot));
+}
+
+TEST_CASE("Parallel: an interrupting host stops a slotted loop") {
+  CountingHooks hooks;
+  hooks.interrupt_after = 2;
+  int ran = 0;
+  const bool done = Parallel(1).for_slots(
+      Index(10000), &hooks, [&](Index, Index, int) { ++ran; });
+  CHECK_FALSE(done);
+  CHECK(ran > 0);
+  CHECK(ran < 64);
+}

@@ -110,7 +110,6 @@ nmfkit::StratifiedResult fit(const Problem& p, int iters,
                              nmfkit::UpdateOrder order, int threads = 1,
                              bool sparse = false) {
   nmfkit::StratifiedParams par;
-  par.min_parallel_work = 0;  // exercise the threads on small problems
   par.order = order;
   par.max_iter = iters;
   par.threads = threads;
@@ -188,8 +187,9 @@ TEST_CASE("stratified: dense and sparse data give the same fit") {
 }
 
 TEST_CASE("stratified: 1 and 2 threads give identical bits") {
-  // enough rows and columns for several chunks
-  const Problem p = make_problem(4, 200, 3, 80, 4, 0.3);
+  // enough rows, columns and rank for several chunks and for the products
+  // to pass the Parallel policy's work threshold
+  const Problem p = make_problem(4, 500, 4, 250, 8, 0.3);
   for (bool sparse : {false, true}) {
     const auto a = fit(p, 20, nmfkit::UpdateOrder::gauss_seidel, 1, sparse);
     const auto b = fit(p, 20, nmfkit::UpdateOrder::gauss_seidel, 2, sparse);

@@ -32,19 +32,30 @@ struct NoRollback {
   void operator()() const {}
 };
 
+/// How a loop is watched. The defaults suit a solver's outer loop; an inner
+/// loop (a solver's start, run before its outer loop) reports no progress
+/// and may poll the host less often when its iterations are very cheap.
+struct DriveOptions {
+  bool report = true;   // call hooks.progress(it, loss)
+  int check_every = 1;  // hooks.check_interrupt() after every this many
+};
+
 /// Runs step(it) for it = 1, ..., max_iter. After each step, in this order:
 ///  - interrupted inside the step: stop, Status::interrupted;
 ///  - loss or step not finite: rollback() (the solver restores its last
 ///    finite iterate), stop, Status::numerical_error; nothing is traced;
 ///  - otherwise trace the loss (if `trace` is given), count the iteration,
-///    hooks.progress(it, loss);
+///    hooks.progress(it, loss) (if opt.report);
 ///  - converged: stop, Status::converged;
-///  - hooks.check_interrupt(): stop, Status::interrupted.
+///  - every opt.check_every iterations, hooks.check_interrupt(): stop,
+///    Status::interrupted.
 /// Hooks are called on the calling thread only.
 template <class Hooks, class Step, class Rollback = NoRollback>
-DriveResult drive(int max_iter, Hooks& hooks, std::vector<double>* trace,
-                  Step&& step, Rollback&& rollback = Rollback{}) {
+DriveResult drive_with(const DriveOptions& opt, int max_iter, Hooks& hooks,
+                       std::vector<double>* trace, Step&& step,
+                       Rollback&& rollback = Rollback{}) {
   DriveResult d;
+  const int every = opt.check_every < 1 ? 1 : opt.check_every;
   for (int it = 1; it <= max_iter; ++it) {
     const StepOutcome o = step(it);
     if (o.interrupted) {
@@ -58,17 +69,26 @@ DriveResult drive(int max_iter, Hooks& hooks, std::vector<double>* trace,
     }
     if (trace != nullptr) trace->push_back(o.loss);
     d.iterations = it;
-    hooks.progress(it, o.loss);
+    if (opt.report) hooks.progress(it, o.loss);
     if (o.converged) {
       d.status = Status::converged;
       break;
     }
-    if (hooks.check_interrupt()) {
+    if (it % every == 0 && hooks.check_interrupt()) {
       d.status = Status::interrupted;
       break;
     }
   }
   return d;
+}
+
+/// drive_with() with the default options: a solver's outer loop.
+template <class Hooks, class Step, class Rollback = NoRollback>
+DriveResult drive(int max_iter, Hooks& hooks, std::vector<double>* trace,
+                  Step&& step, Rollback&& rollback = Rollback{}) {
+  return drive_with(DriveOptions{}, max_iter, hooks, trace,
+                    std::forward<Step>(step),
+                    std::forward<Rollback>(rollback));
 }
 
 /// drive() into a Result: its loss trace, iteration count and status.

@@ -3,8 +3,8 @@
 // an augmented-Lagrangian method for the 2,1-norm loss with an orthonormal
 // cluster indicator). Points are the columns of X (p x n); the papers'
 // X ~ F G' has F = W (p x c) and G = H' (n x c). Graphs are sparse: no
-// n x n buffer anywhere. Each solver is an update step plus a small loop
-// (detail::drive), so that the steps can move onto a shared driver.
+// n x n buffer anywhere. Each solver is an update step run by the one loop
+// driver (driver.hpp).
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "driver.hpp"
 #include "graph.hpp"
 #include "hooks.hpp"
 #include "parallel.hpp"
@@ -57,37 +58,6 @@ struct AlmParams {
 };
 
 namespace detail {
-
-/// What one iteration reports to the loop.
-struct StepOutcome {
-  double loss;
-  bool converged;
-};
-
-/// The loop every manifold solver runs: one step per iteration, the trace,
-/// progress, finiteness, convergence and interrupts (main thread only).
-template <class Hooks, class Step>
-void drive(int max_iter, Hooks& hooks, Result& r, Step&& step) {
-  r.status = Status::max_iter;
-  for (int it = 1; it <= max_iter; ++it) {
-    const StepOutcome o = step(it);
-    r.loss.push_back(o.loss);
-    r.iterations = it;
-    hooks.progress(it, o.loss);
-    if (!std::isfinite(o.loss)) {
-      r.status = Status::numerical_error;
-      break;
-    }
-    if (o.converged) {
-      r.status = Status::converged;
-      break;
-    }
-    if (hooks.check_interrupt()) {
-      r.status = Status::interrupted;
-      break;
-    }
-  }
-}
 
 /// Cai's NormalizeUV: columns of W to unit 2-norm, rows of H scaled back.
 inline void normalize_columns(Mat& wt, Mat& h) {
@@ -168,11 +138,11 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
     mean_fit = p.mean_fit_ratio * mean_fit + (1.0 - p.mean_fit_ratio) * j;
     const bool done = it > p.min_iter && mean_fit > 0.0 &&
                       (mean_fit - j) / mean_fit <= p.tol;
-    return detail::StepOutcome{j, done};
+    return StepOutcome{j, done};
   };
   num.resize(c, n);
   den.resize(c, n);
-  detail::drive(p.max_iter, hooks, r, step);
+  drive(p.max_iter, hooks, r, step);
   detail::normalize_columns(wt, h);
   r.W = wt.transpose();
   r.G = h.transpose();
@@ -316,12 +286,12 @@ ManifoldResult rmnmf(const Eigen::Ref<const Mat>& x, const SpMat& graph,
   detail::AlmState s;
   s.start(x, f0, g0, p.mu0);
   ManifoldResult r;
-  detail::drive(p.max_iter, hooks, r, [&](int it) {
+  drive(p.max_iter, hooks, r, [&](int it) {
     r.mu.push_back(s.mu);
     double loss = 0.0;
     const double res = s.iterate(x, lap, p, x_norm, loss);
     r.residual.push_back(res);
-    return detail::StepOutcome{loss, it >= p.min_iter && res <= p.tol};
+    return StepOutcome{loss, it >= p.min_iter && res <= p.tol};
   });
   r.W = s.F;
   r.H = s.H.transpose();

@@ -10,13 +10,33 @@
 #include "hooks.hpp"
 #include "types.hpp"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace nmfkit {
 namespace detail {
+
+/// How a loop is cut: chunks of at least `min_len` items, at most
+/// `max_chunks` of them. The default suits row and column loops; loops whose
+/// chunks must amortise a setup (the OT kernels pack their kernel per chunk)
+/// ask for longer ones. Depends on the problem size only, never on threads.
+struct ChunkShape {
+  Index min_len = 16;
+  Index max_chunks = 64;
+};
+
+/// Chunk length for n items under `shape`.
+inline Index chunk_length(Index n, ChunkShape shape) {
+  const Index most = std::max<Index>(shape.max_chunks, 1);
+  return std::max<Index>(std::max<Index>(shape.min_len, 1),
+                         (n + most - 1) / most);
+}
 
 /// Chunk length for n items: at most 64 chunks, at least `min_len` (default
 /// 16) items each. Depends on the problem size only, never on threads.
 inline Index chunk_length(Index n, Index min_len = 16) {
-  return std::max<Index>(std::max<Index>(min_len, 1), (n + 63) / 64);
+  return chunk_length(n, ChunkShape{min_len, 64});
 }
 
 /// Below this many flops a parallel region costs more than it saves: waking
@@ -29,17 +49,21 @@ constexpr double kMinParallelWork = 4.0e6;
 /// most this many groups, the host asked before each one.
 constexpr Index kInterruptGroups = 16;
 
-/// Calls f(begin, length) for every chunk of [0, n), in parallel when built
-/// with OpenMP, threads > 1 and the loop's estimated `work` (flops) is worth
-/// it. f must write only to its own chunk. With a `hooks` host, the chunks
-/// run in groups (one parallel region each) and hooks->check_interrupt() is
-/// called between groups on the calling thread, never inside a region; the
-/// chunk boundaries, and so the results, do not change. Returns false when
-/// the host interrupted (the remaining chunks are not run).
+/// Calls f(begin, length, slot) for every chunk of [0, n) under `shape`, in
+/// parallel when built with OpenMP, threads > 1 and the loop's estimated
+/// `work` (flops) is worth it. `slot` in [0, threads) names the worker
+/// running the chunk (0 when serial): a chunk may use per-worker scratch
+/// indexed by it, but its result must not depend on it (which worker gets a
+/// chunk varies between runs). f must write only to its own chunk. With a
+/// `hooks` host, the chunks run in groups (one parallel region each) and
+/// hooks->check_interrupt() is called between groups on the calling thread,
+/// never inside a region; the chunk boundaries, and so the results, do not
+/// change. Returns false when the host interrupted (the remaining chunks are
+/// not run). This is the package's only `omp parallel`.
 template <class Hooks, class F>
-bool for_chunks_hooked(Index n, int threads, Hooks* hooks, F&& f,
-                       double work = 1e300) {
-  const Index len = chunk_length(n);
+bool for_chunks_slotted(Index n, int threads, Hooks* hooks, F&& f,
+                        double work = 1e300, ChunkShape shape = {}) {
+  const Index len = chunk_length(n, shape);
   const Index chunks = (n + len - 1) / len;
   const bool parallel = threads > 1 && chunks > 1 && work >= kMinParallelWork;
   const Index group =
@@ -54,34 +78,50 @@ bool for_chunks_hooked(Index n, int threads, Hooks* hooks, F&& f,
 #pragma omp parallel for num_threads(threads) schedule(dynamic) if (parallel)
 #endif
     for (Index c = g0; c < g1; ++c) {
+#ifdef _OPENMP
+      const int slot = omp_get_thread_num();
+#else
+      const int slot = 0;
+#endif
       const Index b = c * len;
-      f(b, std::min(len, n - b));
+      f(b, std::min(len, n - b), slot);
     }
   }
   (void)parallel;
   return true;
 }
 
+/// for_chunks_slotted for an f(begin, length) that needs no worker slot.
+template <class Hooks, class F>
+bool for_chunks_hooked(Index n, int threads, Hooks* hooks, F&& f,
+                       double work = 1e300, ChunkShape shape = {}) {
+  return for_chunks_slotted(
+      n, threads, hooks, [&](Index b, Index l, int) { f(b, l); }, work,
+      shape);
+}
+
 /// for_chunks_hooked without a host.
 template <class F>
-void for_chunks(Index n, int threads, F&& f, double work = 1e300) {
+void for_chunks(Index n, int threads, F&& f, double work = 1e300,
+                ChunkShape shape = {}) {
   for_chunks_hooked(n, threads, static_cast<NullHooks*>(nullptr),
-                    std::forward<F>(f), work);
+                    std::forward<F>(f), work, shape);
 }
 
 /// Sum over i in [0, n) of f(i), computed in parallel chunks and added in a
 /// fixed order, into `out`. Returns false when the host interrupted.
 template <class Hooks, class F>
 bool sum_chunks_hooked(Index n, int threads, Hooks* hooks, F&& f,
-                       double& out, double work = 1e300) {
-  const Index len = chunk_length(n);
+                       double& out, double work = 1e300,
+                       ChunkShape shape = {}) {
+  const Index len = chunk_length(n, shape);
   const Index chunks = (n + len - 1) / len;
   std::vector<double> part(static_cast<size_t>(chunks), 0.0);
   const bool done = for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
     double s = 0.0;
     for (Index i = b; i < b + l; ++i) s += f(i);
     part[static_cast<size_t>(b / len)] = s;
-  }, work);
+  }, work, shape);
   out = 0.0;
   for (double v : part) out += v;
   return done;
@@ -106,7 +146,8 @@ namespace nmfkit {
 /// loop goes parallel. Chunk boundaries depend only on the problem size and
 /// reductions are summed in chunk order, so 1 and N threads give the same
 /// bits. Every parallel loop in the core goes through this object (the only
-/// `omp parallel` is in detail::for_chunks_hooked above).
+/// `omp parallel` is in detail::for_chunks_slotted above). Solvers keep an
+/// `int threads` in their parameters and build their Parallel from it once.
 struct Parallel {
   int threads = 1;
 
@@ -118,24 +159,55 @@ struct Parallel {
     return work >= detail::kMinParallelWork ? threads : 1;
   }
 
+  /// Worker slots a slotted loop may name: per-worker scratch needs this
+  /// many entries.
+  int slots() const { return threads; }
+
   /// f(begin, length) for every chunk of [0, n); see detail::for_chunks.
   template <class F>
-  void for_chunks(Index n, F&& f, double work = 1e300) const {
-    detail::for_chunks(n, threads, std::forward<F>(f), work);
+  void for_chunks(Index n, F&& f, double work = 1e300,
+                  detail::ChunkShape shape = {}) const {
+    detail::for_chunks(n, threads, std::forward<F>(f), work, shape);
   }
 
   /// As for_chunks, asking hooks->check_interrupt() between groups of chunks
   /// on the calling thread. Returns false when the host interrupted.
   template <class Hooks, class F>
-  bool for_chunks(Index n, Hooks* hooks, F&& f, double work = 1e300) const {
+  bool for_chunks(Index n, Hooks* hooks, F&& f, double work = 1e300,
+                  detail::ChunkShape shape = {}) const {
     return detail::for_chunks_hooked(n, threads, hooks, std::forward<F>(f),
-                                     work);
+                                     work, shape);
+  }
+
+  /// f(begin, length, slot) for every chunk, slot in [0, slots()) naming
+  /// the worker (for per-worker scratch such as FFT buffers); interrupts as
+  /// for the hooked for_chunks (hooks may be null). The result must not
+  /// depend on the slot.
+  template <class Hooks, class F>
+  bool for_slots(Index n, Hooks* hooks, F&& f, double work = 1e300,
+                 detail::ChunkShape shape = {}) const {
+    return detail::for_chunks_slotted(n, threads, hooks, std::forward<F>(f),
+                                      work, shape);
   }
 
   /// Sum over i in [0, n) of f(i), in chunk order.
   template <class F>
   double sum(Index n, F&& f, double work = 1e300) const {
     return detail::sum_chunks(n, threads, std::forward<F>(f), work);
+  }
+
+  /// Sum over the chunks of [0, n) of f(begin, length), in chunk order.
+  template <class F>
+  double sum_by_chunk(Index n, F&& f, double work = 1e300,
+                      detail::ChunkShape shape = {}) const {
+    const Index len = detail::chunk_length(n, shape);
+    std::vector<double> part(static_cast<size_t>((n + len - 1) / len), 0.0);
+    for_chunks(n, [&](Index b, Index l) {
+      part[static_cast<size_t>(b / len)] = f(b, l);
+    }, work, shape);
+    double s = 0.0;
+    for (double v : part) s += v;
+    return s;
   }
 };
 

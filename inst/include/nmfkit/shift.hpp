@@ -14,15 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "driver.hpp"
 #include "fft.hpp"
 #include "hooks.hpp"
 #include "parallel.hpp"
 #include "shift_kernels.hpp"
 #include "types.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace nmfkit {
 
@@ -66,7 +63,7 @@ class ShiftSolver {
  public:
   ShiftSolver(const Eigen::Ref<const Mat>& a, Index rows, Index cols,
               const ShiftParams& p)
-      : a_(a), p_(p), fft_(rows, cols, p.group, p.planner) {
+      : a_(a), p_(p), par_(p.threads), fft_(rows, cols, p.group, p.planner) {
     require(rows * cols == a.rows(), "shift: rows * cols must be nrow(A)");
     require(p.inner >= 1 && p.max_iter >= 1 && p.threads >= 1 && p.tol >= 0,
             "shift: params");
@@ -101,42 +98,32 @@ class ShiftSolver {
     recompute_residual();
   }
 
-  /// H step: MultPermNNLS for every image (in parallel, per-thread FFT
-  /// buffers), then the residual. Checks for an interrupt between batches of
-  /// images; returns false if interrupted (the state stays consistent).
+  /// H step: MultPermNNLS for every image (in parallel chunks of images,
+  /// each worker with its own FFT buffers), then the residual. The host may
+  /// interrupt between groups of chunks; returns false if it did (the state
+  /// stays consistent: each image is updated whole or not at all).
   template <class Hooks>
   bool h_step(Hooks& hooks) {
     const Index k = w_.cols();
     const AtomSpectra at(fft_, w_);
-    const int threads = std::max(1, p_.threads);
     std::vector<FftWork> works;
-    for (int i = 0; i < threads; ++i) works.push_back(fft_.make_work());
-    // about 4e6 pixel-block operations per batch between interrupt checks
-    const double per_image = double(p_.inner) * double(k) * double(n());
-    const Index batch = std::max<Index>(
-        16, static_cast<Index>(std::ceil(4e6 / std::max(per_image, 1.0))));
-    for (Index b0 = 0; b0 < m(); b0 += batch) {
-      const Index b1 = std::min(m(), b0 + batch);
-      // images are independent: any schedule gives the same bits
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1)
-#endif
-      for (Index j = b0; j < b1; ++j) {
-#ifdef _OPENMP
-        FftWork& work = works[size_t(omp_get_thread_num())];
-#else
-        FftWork& work = works[0];
-#endif
-        // the image's spectrum starts as the Fourier residual (work.spec2)
-        std::copy(a_.col(j).data(), a_.col(j).data() + n(), work.real.data());
-        fft_.forward(work.real.data(), work.spec2.data());
-        mult_perm_nnls(fft_, work.spec2.data(), at, p_.inner,
-                       rho_.col(j).data(), g_.col(j).data(), work);
+    for (int i = 0; i < par_.slots(); ++i) works.push_back(fft_.make_work());
+    // per image: `inner` sweeps over k atoms, each a few length-n transforms
+    const double nd = static_cast<double>(n());
+    const double work = static_cast<double>(m()) * p_.inner * k * nd *
+                        (4.0 + std::log2(std::max(nd, 2.0)));
+    // images are independent: any schedule gives the same bits
+    return par_.for_slots(m(), &hooks, [&](Index b, Index l, int slot) {
+      FftWork& wk = works[static_cast<size_t>(slot)];
+      for (Index j = b; j < b + l; ++j) {
+        // the image's spectrum starts as the Fourier residual (wk.spec2)
+        std::copy(a_.col(j).data(), a_.col(j).data() + n(), wk.real.data());
+        fft_.forward(wk.real.data(), wk.spec2.data());
+        mult_perm_nnls(fft_, wk.spec2.data(), at, p_.inner,
+                       rho_.col(j).data(), g_.col(j).data(), wk);
         residual_col(j);
       }
-      if (hooks.check_interrupt()) return false;
-    }
-    return true;
+    }, work);
   }
 
   /// W step by the chosen method, `inner` passes; the residual stays current.
@@ -189,36 +176,28 @@ class ShiftSolver {
     std::deque<double> recent_loss;
     Mat w_prev, rho_prev;  // the last finite iterate
     IMat g_prev;
-    for (int it = 1; it <= p_.max_iter; ++it) {
+    auto step = [&](int) {
       w_prev = w_;
       rho_prev = rho_;
       g_prev = g_;
+      StepOutcome o;
       if (!h_step(hooks)) {
-        r.status = Status::interrupted;
-        r.stop = "interrupted";
-        break;
+        o.interrupted = true;
+        return o;
       }
       w_step();
       normalise();
-      const double loss = rel_error();
-      if (!std::isfinite(loss)) {
-        w_ = w_prev;
-        rho_ = rho_prev;
-        g_ = g_prev;
-        r.status = Status::numerical_error;
-        r.stop = "numerical_error";
-        break;
-      }
-      r.loss.push_back(loss);
-      r.iterations = it;
-      hooks.progress(it, loss);
-      if (stopped(r, recent, recent_loss)) break;
-      if (hooks.check_interrupt()) {
-        r.status = Status::interrupted;
-        r.stop = "interrupted";
-        break;
-      }
-    }
+      o.loss = rel_error();
+      if (std::isfinite(o.loss))
+        o.converged = stopped(o.loss, r.loss, r.stop, recent, recent_loss);
+      return o;
+    };
+    drive(p_.max_iter, hooks, r, step, [&]() {
+      w_ = w_prev;
+      rho_ = rho_prev;
+      g_ = g_prev;
+    });
+    if (r.status != Status::converged) r.stop = status_name(r.status);
     r.W = w_;
     r.H = rho_;
     r.G = g_;
@@ -229,31 +208,30 @@ class ShiftSolver {
   // Plateau: |change of the relative error| < tol. Cycle: the shifts equal
   // those of 2 to 4 iterations earlier (not the last) while the relative
   // error fell by less than 0.1% since then.
-  bool stopped(ShiftResult& r, std::deque<IMat>& recent,
+  bool stopped(double loss, const std::vector<double>& trace,
+               std::string& why, std::deque<IMat>& recent,
                std::deque<double>& recent_loss) const {
     constexpr size_t kWindow = 4;
     constexpr double kCycleProgress = 1e-3;
-    const double loss = r.loss.back();
     bool stop = false;
     if (loss == 0.0) {
       stop = true;
-      r.stop = "exact";
-    } else if (p_.tol > 0.0 && r.loss.size() >= 2 &&
-               std::abs(r.loss[r.loss.size() - 2] - loss) < p_.tol) {
+      why = "exact";
+    } else if (p_.tol > 0.0 && !trace.empty() &&
+               std::abs(trace.back() - loss) < p_.tol) {
       stop = true;
-      r.stop = "plateau";
+      why = "plateau";
     } else if (p_.tol > 0.0 && !recent.empty() && recent.back() != g_) {
       for (size_t lag = 2; lag <= recent.size(); ++lag) {
         const size_t i = recent.size() - lag;
         if (recent[i] == g_ &&
             recent_loss[i] - loss < kCycleProgress * recent_loss[i]) {
           stop = true;
-          r.stop = "cycle";
+          why = "cycle";
           break;
         }
       }
     }
-    if (stop) r.status = Status::converged;
     recent.push_back(g_);
     recent_loss.push_back(loss);
     if (recent.size() > kWindow) {
@@ -276,9 +254,9 @@ class ShiftSolver {
 
   void recompute_residual() {
     e_.resize(n(), m());
-    detail::for_chunks(m(), p_.threads, [&](Index c0, Index len) {
+    par_.for_chunks(m(), [&](Index c0, Index len) {
       for (Index j = c0; j < c0 + len; ++j) residual_col(j);
-    });
+    }, 2.0 * static_cast<double>(a_.size()) * w_.cols());
   }
 
   // sum_j rho(t, j) S_{G(t, j)}^{-1} e_j, summed in fixed chunks of images.
@@ -286,7 +264,7 @@ class ShiftSolver {
     const Index len = detail::chunk_length(m());
     const Index chunks = (m() + len - 1) / len;
     Mat part = Mat::Zero(n(), chunks);
-    detail::for_chunks(m(), p_.threads, [&](Index c0, Index l) {
+    par_.for_chunks(m(), [&](Index c0, Index l) {
       double* acc = part.col(c0 / len).data();
       for (Index j = c0; j < c0 + l; ++j) {
         const Index ginv = detail::inverse_shift(rows(), cols(), p_.group,
@@ -294,7 +272,7 @@ class ShiftSolver {
         detail::add_shifted_real(rows(), cols(), p_.group, e_.col(j).data(),
                                  ginv, rho_(t, j), acc);
       }
-    });
+    }, 2.0 * static_cast<double>(a_.size()));
     Vec out = part.col(0);
     for (Index c = 1; c < chunks; ++c) out += part.col(c);
     return out;
@@ -302,11 +280,11 @@ class ShiftSolver {
 
   // e_j -= rho(t, j) S_{G(t, j)} d for every image.
   void subtract_from_residual(Index t, const Vec& d) {
-    detail::for_chunks(m(), p_.threads, [&](Index c0, Index l) {
+    par_.for_chunks(m(), [&](Index c0, Index l) {
       for (Index j = c0; j < c0 + l; ++j)
         detail::add_shifted_real(rows(), cols(), p_.group, d.data(), g_(t, j),
                                  -rho_(t, j), e_.col(j).data());
-    });
+    }, 2.0 * static_cast<double>(a_.size()));
   }
 
   // Exact minimisation over one atom at a time: the Hessian in w_t is
@@ -338,6 +316,7 @@ class ShiftSolver {
 
   Eigen::Ref<const Mat> a_;
   ShiftParams p_;
+  Parallel par_;
   Fft fft_;
   double a_sq_ = 0.0;
   Mat w_, rho_, e_;

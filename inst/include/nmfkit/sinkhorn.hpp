@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "driver.hpp"
 #include "hooks.hpp"
 #include "ot_kernel.hpp"
 #include "parallel.hpp"
@@ -18,51 +19,10 @@ namespace nmfkit {
 
 namespace detail {
 
-/// Column blocks for the OT kernels: wide enough (>= 64 columns) that each
-/// block's kernel product amortises packing the kernel, and fixed by n
-/// alone, so 1 and N threads give the same bits.
-inline Index ot_block_length(Index n) {
-  return std::max<Index>(64, (n + 15) / 16);
-}
-
-/// Calls f(begin, length) for every OT block of [0, n), in parallel when
-/// threads > 1 and there is more than one block.
-template <class F>
-void for_blocks(Index n, int threads, F&& f) {
-  const Index len = ot_block_length(n);
-  const Index blocks = (n + len - 1) / len;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && blocks > 1)
-#endif
-  for (Index c = 0; c < blocks; ++c) {
-    const Index b = c * len;
-    f(b, std::min(len, n - b));
-  }
-  (void)threads;
-}
-
-/// Threads worth starting for `work` flops: below ~1e7 (a few ms) the cost
-/// of waking threads, and on a busy machine of waiting for a descheduled
-/// one, outweighs the gain. Results do not depend on it (blocks are fixed).
-inline int ot_threads(double work, int threads) {
-  constexpr double kParallelWork = 1e7;
-  return work >= kParallelWork ? threads : 1;
-}
-
-/// Sums f(begin, length) over the OT blocks of [0, n), in block order, so
-/// the result does not depend on the thread count.
-template <class F>
-double sum_blocks(Index n, int threads, F&& f) {
-  const Index len = ot_block_length(n);
-  std::vector<double> part(static_cast<size_t>((n + len - 1) / len), 0.0);
-  for_blocks(n, threads, [&](Index b, Index l) {
-    part[static_cast<size_t>(b / len)] = f(b, l);
-  });
-  double s = 0.0;
-  for (double v : part) s += v;
-  return s;
-}
+/// Column chunks of the OT kernels: wide enough (>= 64 columns, at most 16
+/// chunks) that each chunk's kernel product amortises packing the kernel.
+/// Fixed by n alone, so 1 and N threads give the same bits.
+constexpr ChunkShape kOtChunks{64, 16};
 
 }  // namespace detail
 
@@ -121,8 +81,8 @@ inline double semidual(const OtKernel& kernel, const Mat& x, const Mat& log_x,
           "semidual: dimensions do not match");
   const double eps = kernel.epsilon();
   if (per_col != nullptr) per_col->resize(n);
-  threads = detail::ot_threads(kernel.work_per_column() * n, threads);
-  return detail::sum_blocks(n, threads, [&](Index b, Index l) {
+  const Parallel par(threads);
+  return par.sum_by_chunk(n, [&](Index b, Index l) {
     // Fast path (spec 4.4): u = exp((g - max g) / eps), q = K u,
     // l = max g / eps + log q, grad = u * K'(x / q); any column with a q
     // entry below kFastTiny where x > 0 goes through the log domain.
@@ -172,7 +132,7 @@ inline double semidual(const OtKernel& kernel, const Mat& x, const Mat& log_x,
     }
     if (per_col != nullptr) per_col->segment(b, l) = value;
     return value.sum();
-  });
+  }, kernel.work_per_column() * n, detail::kOtChunks);
 }
 
 /// Result of log-domain Sinkhorn between the columns of a and b.
@@ -228,6 +188,22 @@ inline void sinkhorn_step(const OtKernel& kernel, const Mat& a, const Mat& b,
 
 }  // namespace detail
 
+namespace detail {
+
+/// A Sinkhorn iteration as the driver sees it: the loss is the summed
+/// row-marginal error (not finite: a numerical error), converged once every
+/// column has stopped.
+inline StepOutcome sinkhorn_outcome(const SinkhornResult& res,
+                                    const std::vector<char>& done) {
+  StepOutcome o;
+  o.loss = res.error.sum();
+  o.converged =
+      std::all_of(done.begin(), done.end(), [](char d) { return d != 0; });
+  return o;
+}
+
+}  // namespace detail
+
 /// Entropic OT between histograms a(:, j) and b(:, j) (m x n each, columns
 /// summing to one) by Sinkhorn iterations on the potentials in the log
 /// domain. Each column stops on its own once its row-marginal L1 error is
@@ -253,30 +229,21 @@ SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
   res.column_iterations.assign(static_cast<size_t>(n), 0);
   std::vector<char> done(static_cast<size_t>(n), 0);
   Mat lf(m, n);
-  threads = detail::ot_threads(kernel.work_per_column() * n, threads);
-  for (int it = 1; it <= max_iter; ++it) {
-    detail::for_blocks(n, threads, [&](Index c0, Index l) {
+  const Parallel par(threads);
+  const double work = kernel.work_per_column() * n;
+  const DriveResult d = drive(max_iter, hooks, nullptr, [&](int) {
+    par.for_chunks(n, [&](Index c0, Index l) {
       std::vector<Index> cols;
       for (Index j = c0; j < c0 + l; ++j)
         if (!done[static_cast<size_t>(j)]) cols.push_back(j);
       if (!cols.empty())
         detail::sinkhorn_step(kernel, a, b, log_a, log_b, tol, cols, res, lf,
                               done);
-    });
-    res.iterations = it;
-    if (!res.error.allFinite()) {
-      res.status = Status::numerical_error;
-      break;
-    }
-    if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; })) {
-      res.status = Status::converged;
-      break;
-    }
-    if (hooks.check_interrupt()) {
-      res.status = Status::interrupted;
-      break;
-    }
-  }
+    }, work, detail::kOtChunks);
+    return detail::sinkhorn_outcome(res, done);
+  });
+  res.status = d.status;
+  res.iterations = d.iterations;
   // Value of the plan P = exp((f + g - C) / eps), whose column marginals are
   // b: eps log P = f + g - C gives <P,C> + eps sum P (log P - 1) =
   // sum_a f_a r_a + sum_b g_b b_b - eps sum r, r = P 1.

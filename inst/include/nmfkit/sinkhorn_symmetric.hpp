@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "driver.hpp"
 #include "hooks.hpp"
 #include "ot_kernel.hpp"
 #include "sinkhorn.hpp"
@@ -95,30 +96,21 @@ SinkhornResult sinkhorn_symmetric(const OtKernel& kernel, const Mat& a,
   res.error = Vec::Constant(n, std::numeric_limits<double>::infinity());
   res.column_iterations.assign(static_cast<size_t>(n), 0);
   std::vector<char> done(static_cast<size_t>(n), 0);
-  threads = detail::ot_threads(kernel.work_per_column() * n, threads);
-  for (int it = 1; it <= max_iter; ++it) {
-    detail::for_blocks(n, threads, [&](Index c0, Index l) {
+  const Parallel par(threads);
+  const double work = kernel.work_per_column() * n;
+  const DriveResult d = drive(max_iter, hooks, nullptr, [&](int) {
+    par.for_chunks(n, [&](Index c0, Index l) {
       std::vector<Index> cols;
       for (Index j = c0; j < c0 + l; ++j)
         if (!done[static_cast<size_t>(j)]) cols.push_back(j);
       if (!cols.empty())
         detail::symmetric_step(kernel, a, log_a, tol, cols, big_f, t_f, res,
                                done);
-    });
-    res.iterations = it;
-    if (!res.error.allFinite()) {
-      res.status = Status::numerical_error;
-      break;
-    }
-    if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; })) {
-      res.status = Status::converged;
-      break;
-    }
-    if (hooks.check_interrupt()) {
-      res.status = Status::interrupted;
-      break;
-    }
-  }
+    }, work, detail::kOtChunks);
+    return detail::sinkhorn_outcome(res, done);
+  });
+  res.status = d.status;
+  res.iterations = d.iterations;
   // Columns stopped by max_iter or an interrupt had F updated after their
   // last T(F): evaluate once more so that value and error belong to one F.
   std::vector<Index> open;

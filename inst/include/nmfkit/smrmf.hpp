@@ -219,12 +219,17 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
     ds.c = Mat::Zero(n, n);
     ds.c.row(best).setOnes();
     ds.lam = Mat::Zero(n, n);
-    for (int it = 0; it < p.ds3_max_iter; ++it) {
-      if (ds.step(dx, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th) <=
-          p.ds3_tol)
-        break;
-      if (it % 50 == 0 && hooks.check_interrupt()) break;
-    }
+    // the start's DS3 loop: no progress reports, the host polled every 50
+    // iterations; whatever stops it, the fit goes on from its Z
+    DriveOptions quiet;
+    quiet.report = false;
+    quiet.check_every = 50;
+    drive_with(quiet, p.ds3_max_iter, hooks, nullptr, [&](int) {
+      StepOutcome o;
+      o.loss = ds.step(dx, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th);
+      o.converged = o.loss <= p.ds3_tol;
+      return o;
+    });
   }
   std::vector<int> ranked = detail::rank_rows(ds.z, p.rank_linf);
   const int s = p.kind == SmrmfKind::ns ? static_cast<int>(n) : p.exemplars;
@@ -235,7 +240,7 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
   st.start(x, f0, g0, p.alm.mu0);
   const double x_norm = x.norm();
   ManifoldResult r;
-  detail::drive(p.alm.max_iter, hooks, r, [&](int it) {
+  drive(p.alm.max_iter, hooks, r, [&](int it) {
     r.mu.push_back(st.mu);
     double loss = 0.0;
     const double res = st.iterate(x, lap, p.alm, x_norm, loss);
@@ -253,7 +258,7 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
     ranked = detail::rank_rows(ds.z, p.rank_linf);
     w = detail::selective_graph(ds.z, ranked, s, p.k);
     lap = laplacian(w);
-    return detail::StepOutcome{loss, it >= p.alm.min_iter && res <= p.alm.tol};
+    return StepOutcome{loss, it >= p.alm.min_iter && res <= p.alm.tol};
   });
   r.W = st.F;
   r.H = st.H.transpose();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "data.hpp"
+#include "driver.hpp"
 #include "hooks.hpp"
 #include "nnls.hpp"
 #include "parallel.hpp"
@@ -36,12 +37,7 @@ struct StratifiedParams {
   /// rms(X) and those of W and H like rms(X)^1.5, and get eps times that.
   double eps = 1e-9;
   double tol = 0.0;    // > 0: stop when the loss falls by <= tol relatively
-  int threads = 1;
-  // Below this many multiply-adds per large product (nnz(X) * rank) the fit
-  // runs on one thread: a small iteration is over before threads would
-  // have synchronised (and on a busy machine each parallel region can wait
-  // a whole time slice). Results do not depend on it (chunks are fixed).
-  double min_parallel_work = 1 << 20;
+  int threads = 1;  // each loop goes parallel by the Parallel policy's rule
 };
 
 /// Result: W (features x r), H (r x samples, the caller's column order),
@@ -70,13 +66,13 @@ inline Mat group_col_sums(const Mat& h, const std::vector<int>& group,
 inline double stratified_sq_error(double x2, const Vec& m, const Mat& v,
                                   const Mat& r, const Mat& h, const Mat& wtx,
                                   const Mat& wtw, const Mat& hht, const Mat& g,
-                                  const Mat& wtv, int threads) {
+                                  const Mat& wtv, const Parallel& par) {
   const Index k = h.rows();
-  const double hx = sum_chunks(h.cols(), threads, [&](Index j) {
+  const double hx = par.sum(h.cols(), [&](Index j) {
     double s = 0.0;
     for (Index t = 0; t < k; ++t) s += h(t, j) * wtx(t, j);
     return s;
-  });
+  }, 2.0 * static_cast<double>(h.size()));
   const double e = x2 + (v.colwise().squaredNorm().transpose().array() *
                          m.array()).sum() +
                    wtw.cwiseProduct(hht).sum() - 2.0 * r.cwiseProduct(v).sum() -
@@ -112,11 +108,8 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
               p.threads >= 1,
           "stratified_nmf: params");
 
-  const int th =
-      x.stored() * static_cast<double>(k) >=
-              p.min_parallel_work
-          ? p.threads
-          : 1;
+  const Parallel par(p.threads);
+  const int th = par.threads;  // for the data's products (policy inside)
   StratifiedResult res;
   Mat wt = w.transpose();  // r x n: a row of W per column, contiguous
   Mat& hm = res.H;
@@ -137,7 +130,7 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
     g = detail::group_col_sums(hm, group, static_cast<int>(s));
     wtv = wt * vm;
     return std::sqrt(detail::stratified_sq_error(x2, m, vm, rsum, hm, wtx, wtw,
-                                                 hht, g, wtv, th));
+                                                 hht, g, wtv, par));
   };
   x.left_mult(wt, wtx, th);
   res.initial_loss = loss_now();
@@ -148,10 +141,10 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
     hht = hm * hm.transpose();
     g = detail::group_col_sums(hm, group, static_cast<int>(s));
   };
-  res.status = Status::max_iter;
+  const double kd = static_cast<double>(k);
   double prev = res.initial_loss;
   Mat wt_prev, h_prev, v_prev;  // the last finite iterate
-  for (int it = 1; it <= p.max_iter; ++it) {
+  auto step = [&](int) {
     wt_prev = wt;
     h_prev = hm;
     v_prev = vm;
@@ -167,43 +160,34 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
     wtv = wt * vm;  // r x s
     if (p.order == UpdateOrder::jacobi) prepare_w();
     // coefficients: H_i <- H_i * W'X_i / (W'W H_i + (W'v_i) 1' + eps)
-    detail::for_chunks(cols, th, [&](Index c0, Index len) {
+    par.for_chunks(cols, [&](Index c0, Index len) {
       Mat den = wtw * hm.middleCols(c0, len);
       for (Index j = 0; j < len; ++j) den.col(j) += wtv.col(group[c0 + j]);
       hm.middleCols(c0, len).array() *=
           wtx.middleCols(c0, len).array() / (den.array() + eps);
-    });
+    }, 2.0 * kd * kd * cols);
     if (p.order == UpdateOrder::gauss_seidel) prepare_w();
     // basis: W <- W * X H' / (sum_i v_i (H_i 1)' + W HH' + eps), row by row
-    detail::for_chunks(n, th, [&](Index r0, Index len) {
+    par.for_chunks(n, [&](Index r0, Index len) {
       Mat den = hht * wt.middleCols(r0, len);
       den.noalias() += g * vm.middleRows(r0, len).transpose();
       wt.middleCols(r0, len).array() *=
           xht.middleCols(r0, len).array() / (den.array() + eps);
-    });
+    }, 2.0 * kd * (kd + s) * n);
     x.left_mult(wt, wtx, th);
-    const double loss = loss_now();
-    if (!std::isfinite(loss)) {
-      wt = wt_prev;
-      hm = h_prev;
-      vm = v_prev;
-      res.status = Status::numerical_error;
-      break;
-    }
-    res.loss.push_back(loss);
-    res.normalized_loss.push_back(x_norm > 0 ? loss / x_norm : 0.0);
-    res.iterations = it;
-    hooks.progress(it, loss);
-    if (p.tol > 0 && prev - loss <= p.tol * prev) {
-      res.status = Status::converged;
-      break;
-    }
-    prev = loss;
-    if (hooks.check_interrupt()) {
-      res.status = Status::interrupted;
-      break;
-    }
-  }
+    StepOutcome o;
+    o.loss = loss_now();
+    o.converged = p.tol > 0 && prev - o.loss <= p.tol * prev;
+    prev = o.loss;
+    return o;
+  };
+  drive(p.max_iter, hooks, res, step, [&]() {
+    wt = wt_prev;
+    hm = h_prev;
+    vm = v_prev;
+  });
+  for (double l : res.loss)
+    res.normalized_loss.push_back(x_norm > 0 ? l / x_norm : 0.0);
   res.W = wt.transpose();
   return res;
 }

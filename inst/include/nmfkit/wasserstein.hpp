@@ -11,6 +11,7 @@
 #include <optimization/LBFGS.h>
 #include <vector>
 
+#include "driver.hpp"
 #include "hooks.hpp"
 #include "parallel.hpp"
 #include "sinkhorn.hpp"
@@ -83,14 +84,14 @@ struct WeightsDual {
   int threads;
   double operator()(const Eigen::Ref<const Mat>& g, Eigen::Ref<Mat> grad) const {
     double v = semidual(kernel, x, log_x, g, grad, threads);
-    // the penalty is cheap (k x m per column): not worth threads
-    v += sum_blocks(x.cols(), 1, [&](Index b, Index l) {
+    // the penalty: two k x m products per column
+    v += Parallel(threads).sum_by_chunk(x.cols(), [&](Index b, Index l) {
       const Mat z = -(d.transpose() * g.middleCols(b, l));
       Mat sm;
       const double p = lse_softmax(z, rho, sm);
       grad.middleCols(b, l).noalias() -= d * sm;
       return p;
-    });
+    }, 4.0 * static_cast<double>(d.size()) * x.cols(), kOtChunks);
     return v;
   }
   /// Lambda = softmax(-D' G / rho), k x n.
@@ -352,36 +353,34 @@ WassersteinResult nmf_wasserstein(const OtKernel& kernel, const Mat& x,
   res.W = w0;
   res.H = h0;
   Mat g_dict = Mat::Zero(m, n), g_weights = Mat::Zero(m, n);
-  res.status = Status::max_iter;
-  for (int it = 1; it <= p.outer; ++it) {
+  // A failed or interrupted dual solve ends the fit with its status. The
+  // fit runs all `outer` alternations (the example's fixed count); it is
+  // "converged" when both dual solves of the last one converged.
+  auto failed = [](const DualStats& st, StepOutcome& o) {
+    if (st.status == Status::interrupted) o.interrupted = true;
+    if (st.status == Status::numerical_error) o.finite = false;
+    return o.interrupted || !o.finite;
+  };
+  bool both = false;
+  drive(p.outer, hooks, res, [&](int) {
+    StepOutcome o;
     const detail::DictDual dd{kernel, x, log_x, res.H, p.rho_dict, p.threads};
     const DualStats sd = detail::minimise_dual(dd, g_dict, p, hooks);
     res.dict_steps.push_back(sd);
-    if (sd.status == Status::numerical_error ||
-        sd.status == Status::interrupted) {
-      res.status = sd.status;
-      break;
-    }
+    if (failed(sd, o)) return o;
     res.W = dd.primal(g_dict);
     const detail::WeightsDual wd{kernel, x, log_x, res.W, p.rho_weights,
                                  p.threads};
     const DualStats sw = detail::minimise_dual(wd, g_weights, p, hooks);
     res.weight_steps.push_back(sw);
-    if (sw.status == Status::numerical_error ||
-        sw.status == Status::interrupted) {
-      res.status = sw.status;
-      break;
-    }
+    if (failed(sw, o)) return o;
     res.H = wd.primal(g_weights);
     // strong duality: -F_Lambda(G*) = sum OT_eps(x_i, D l_i) + rho1 sum E(l_i)
-    const double obj = -sw.value + p.rho_dict * detail::neg_entropy(res.W);
-    res.loss.push_back(obj);
-    res.iterations = it;
-    hooks.progress(it, obj);
-    const bool both = sd.status == Status::converged &&
-                      sw.status == Status::converged;
-    res.status = both ? Status::converged : Status::max_iter;
-  }
+    o.loss = -sw.value + p.rho_dict * detail::neg_entropy(res.W);
+    both = sd.status == Status::converged && sw.status == Status::converged;
+    return o;
+  });
+  if (res.status == Status::max_iter && both) res.status = Status::converged;
   return res;
 }
 
