@@ -57,10 +57,6 @@ r_shift_reconstruct <- function(w, image_dim, group, image, atom, coef, g, m) {
     .Call(`_nmfkit_r_shift_reconstruct`, w, image_dim, group, image, atom, coef, g, m)
 }
 
-r_fft_pair_seconds <- function(image_dim, group, planner) {
-    .Call(`_nmfkit_r_fft_pair_seconds`, image_dim, group, planner)
-}
-
 r_stratified <- function(x, group, w, h, v, order, v_updates, control, callback) {
     .Call(`_nmfkit_r_stratified`, x, group, w, h, v, order, v_updates, control, callback)
 }

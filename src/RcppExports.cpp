@@ -235,19 +235,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_fft_pair_seconds
-double r_fft_pair_seconds(Rcpp::IntegerVector image_dim, std::string group, std::string planner);
-RcppExport SEXP _nmfkit_r_fft_pair_seconds(SEXP image_dimSEXP, SEXP groupSEXP, SEXP plannerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type image_dim(image_dimSEXP);
-    Rcpp::traits::input_parameter< std::string >::type group(groupSEXP);
-    Rcpp::traits::input_parameter< std::string >::type planner(plannerSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_fft_pair_seconds(image_dim, group, planner));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_stratified
 Rcpp::List r_stratified(SEXP x, const std::vector<int>& group, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, const Eigen::Map<Eigen::MatrixXd> v, std::string order, int v_updates, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_stratified(SEXP xSEXP, SEXP groupSEXP, SEXP wSEXP, SEXP hSEXP, SEXP vSEXP, SEXP orderSEXP, SEXP v_updatesSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -409,7 +396,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},
     {"_nmfkit_r_shift_project", (DL_FUNC) &_nmfkit_r_shift_project, 6},
     {"_nmfkit_r_shift_reconstruct", (DL_FUNC) &_nmfkit_r_shift_reconstruct, 8},
-    {"_nmfkit_r_fft_pair_seconds", (DL_FUNC) &_nmfkit_r_fft_pair_seconds, 3},
     {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
