@@ -11,6 +11,9 @@ root <- normalizePath(".")
 docs <- file.path(root, "docs")
 
 if (build) {
+  # offline and reproducible: no look-up of nmfkit on CRAN or Bioconductor
+  # for the home page's "Links" (that look-up fails without a network)
+  options(pkgdown.internet = FALSE)
   # install = FALSE: examples and articles use the installed package, so the
   # site shows what users get (and the C++ core is not compiled twice)
   pkgdown::build_site(root, install = FALSE, new_process = FALSE,
