@@ -15,9 +15,10 @@ local({
             stderr = FALSE),
     error = function(e) "-lfftw3", warning = function(w) "-lfftw3"
   )
-  Sys.setenv(PKG_CPPFLAGS = paste0("-I", normalizePath("inst/include"),
-                                    " -DEIGEN_PERMANENTLY_DISABLE_STUPID_WARNINGS"),
-             PKG_LIBS = paste(fftw, collapse = " "))
+  Sys.setenv(PKG_CPPFLAGS = paste(
+    paste0("-I", normalizePath("inst/include")),
+    "-DEIGEN_PERMANENTLY_DISABLE_STUPID_WARNINGS"
+  ), PKG_LIBS = paste(fftw, collapse = " "))
   Rcpp::sourceCpp("bench/fft_pair.cpp", env = globalenv())
 })
 
