@@ -5,7 +5,8 @@ PKG_FILES := DESCRIPTION NAMESPACE configure $(wildcard R/*.R) \
   $(wildcard src/*.cpp src/*.h src/Makevars.in) \
   $(wildcard inst/include/*.hpp inst/include/nmfkit/*.hpp) $(wildcard data/*)
 
-.PHONY: all deps deps-bench deps-check install demo test check bench document clean
+.PHONY: all deps deps-bench deps-check deps-site install demo test check bench site \
+  document clean
 
 all: install
 
@@ -45,10 +46,19 @@ check: deps-check
 bench: deps-bench install
 	for f in bench/*.R; do echo "== $$f"; $(RSCRIPT) $$f || exit 1; done
 
+deps-site:
+	@sh tools/install-deps.sh site
+
+# The pkgdown site in docs/ (home, reference, articles, changelog), then a
+# check: broken links, missing images, R errors, and headless Chromium
+# screenshots of three pages in docs/shots/.
+site: deps-site install
+	$(RSCRIPT) tools/site.R
+
 # Regenerates RcppExports, NAMESPACE and man/ (developers only).
 document:
 	$(RSCRIPT) -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
 
 clean:
-	rm -rf .make check cpp/build* demo-output
+	rm -rf .make check cpp/build* demo-output docs
 	@sh ./cleanup

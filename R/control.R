@@ -79,7 +79,10 @@
 #'   for any number of threads. More threads than the machine has are
 #'   capped at that number, with a warning of class
 #'   `nmfkit_warning_threads`.
-#' @param verbose Report the loss as the fit goes.
+#' @param verbose Report the loss as the fit goes, a line every
+#'   `max_iter / 20` iterations. Without it, interactive sessions show a
+#'   progress bar for fits that take more than two seconds (see "Progress"
+#'   in [nmfkit-package]).
 #' @param inner Passes over each factor per outer iteration, or `NULL` for the
 #'   solver's default. For `nmf(method = "hals")` the default 1 is plain HALS
 #'   (scikit-learn's `cd` solver); more passes reuse the Gram system while they
@@ -280,15 +283,4 @@ check_threads <- function(x, arg = rlang::caller_arg(x),
 # Threads OpenMP can run here (1 without OpenMP).
 max_threads <- function() {
   max(1L, r_max_threads())
-}
-
-# An R function(iter, loss) for the core's progress hook, or NULL.
-progress_callback <- function(control) {
-  if (!isTRUE(control$verbose)) return(NULL)
-  every <- max(1L, control$max_iter %/% 20L)
-  function(iter, loss) {
-    if (iter == 1L || iter %% every == 0L) {
-      cli::cli_inform("iteration {iter}: loss {signif(loss, 6)}")
-    }
-  }
 }

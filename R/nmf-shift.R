@@ -210,7 +210,7 @@ fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
     }
   }
   fit <- r_shift_nmf(x, image_dim, shift, w_step, inner, starts, control,
-                     progress_callback(control))
+                     progress_callback(control, runs = length(starts)))
   storage.mode(fit$G) <- "integer"
   fit$H <- fit$H * 2^e
   centre_atoms(fit, image_dim, shift)

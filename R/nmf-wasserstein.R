@@ -101,7 +101,7 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
 
   fit <- r_nmf_wasserstein(x, start$W, start$H, ground$spec, epsilon,
                            rho[["weights"]], rho[["dictionary"]], outer,
-                           control, progress_callback(control))
+                           control, progress_callback(control, total = outer))
   fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   steps <- rbind(

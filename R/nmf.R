@@ -39,7 +39,9 @@
 #' @param control Solver settings from [nmf_control()].
 #' @param nrun Number of fits to run; the one with the lowest final loss is
 #'   kept. Runs after the first start from `"random"` and go through
-#'   `future.apply`, so `future::plan()` chooses where they run.
+#'   `future.apply`, so `future::plan()` chooses where they run; they
+#'   report progress through `progressr` (wrap the call in
+#'   [progressr::with_progress()] to see it).
 #' @param keep_data Keep a reference to `x` in the model (no copy is made), so
 #'   that `fitted()` and `residuals()` work without passing the data again.
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
@@ -76,9 +78,12 @@ nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
   if (is.list(init)) start <- lapply(start, `*`, 2^(-e / 2))
   fit <- run_nmf(xs, start, method, control)
   if (nrun > 1L) {
+    prog <- progressr::progressor(steps = nrun - 1L)
     others <- future.apply::future_lapply(seq_len(nrun - 1L), function(i) {
-      run_nmf(xs, init_factors(xs, rank, "random", control$threads), method,
-              control)
+      fit <- run_nmf(xs, init_factors(xs, rank, "random", control$threads),
+                     method, control)
+      prog()
+      fit
     }, future.seed = TRUE)
     finals <- vapply(c(list(fit), others), function(f) final_loss(f$loss),
                      numeric(1))

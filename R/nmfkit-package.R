@@ -8,6 +8,17 @@
 #' Options: `nmfkit.threads` sets the default number of threads of
 #' [nmf_control()].
 #'
+#' @section Progress:
+#' In an interactive session every fitting function shows a `cli` progress
+#' bar (iteration and current loss) once a fit has run for two seconds
+#' (cli's option `cli.progress_show_after`); quick fits stay silent.
+#' `options(nmfkit.progress = FALSE)` turns the bars off, and
+#' `nmf_control(verbose = TRUE)` prints a line every `max_iter / 20`
+#' iterations instead. Loops over fits (`nrun` restarts, [nmf_distance()]
+#' on a list, [nmf_joint_test()]) report through `progressr`, so that they
+#' report from `future` workers too: wrap the call in
+#' [progressr::with_progress()], or set `progressr::handlers(global = TRUE)`.
+#'
 #' @keywords internal
 #' @useDynLib nmfkit, .registration = TRUE
 #' @importFrom Rcpp sourceCpp

@@ -7,6 +7,21 @@
 # 3. Experiment 1 recovery over 20 seeds for each W step and shift group.
 suppressPackageStartupMessages(library(nmfkit))
 
+# fft_pair_seconds(image_dim, group, planner): the FFT pair timer, compiled
+# here from bench/fft_pair.cpp against the source tree's core headers.
+local({
+  fftw <- tryCatch(
+    system2("pkg-config", c("--cflags", "--libs", "fftw3"), stdout = TRUE,
+            stderr = FALSE),
+    error = function(e) "-lfftw3", warning = function(w) "-lfftw3"
+  )
+  Sys.setenv(PKG_CPPFLAGS = paste(
+    paste0("-I", normalizePath("inst/include")),
+    "-DEIGEN_PERMANENTLY_DISABLE_STUPID_WARNINGS"
+  ), PKG_LIBS = paste(fftw, collapse = " "))
+  Rcpp::sourceCpp("bench/fft_pair.cpp", env = globalenv())
+})
+
 # CPU seconds (user + system) of this process: single-threaded runs, so this
 # is the wall time of an idle machine (the bench machine is shared).
 cpu <- function(t) t[["user.self"]] + t[["sys.self"]]
@@ -57,7 +72,7 @@ for (cs in cases) {
   sim <- shifted_shapes(cs$n, frame = cs$frame, shapes = cs$shapes)
   for (planner in planners) {
     t_it <- iteration_time(sim$x, cs$k, sim$image_dim, planner = planner)
-    t_pair <- nmfkit:::r_fft_pair_seconds(as.integer(cs$frame), "torus2d",
+    t_pair <- fft_pair_seconds(as.integer(cs$frame), "torus2d",
                                           planner)
     pairs <- 10 * cs$k * cs$n
     bound <- pairs * t_pair
@@ -153,9 +168,9 @@ for (cfg in list(c("hals", "torus2d"), c("hals", "circular1d"),
 
 cat("\n== 4. FFTW_MEASURE plans (fft_planner = \"measure\")\n")
 for (d in c(20L, 28L, 30L)) {
-  o <- nmfkit:::r_fft_pair_seconds(c(d, d), "circular1d", "estimate")
-  e <- nmfkit:::r_fft_pair_seconds(c(d, d), "torus2d", "estimate")
-  m <- nmfkit:::r_fft_pair_seconds(c(d, d), "torus2d", "measure")
+  o <- fft_pair_seconds(c(d, d), "circular1d", "estimate")
+  e <- fft_pair_seconds(c(d, d), "torus2d", "estimate")
+  m <- fft_pair_seconds(c(d, d), "torus2d", "measure")
   cat(sprintf("FFT pair %dx%d: 2-D estimate %.2f us, 2-D measure %.2f us, 1-D %.2f us\n",
               d, d, 1e6 * e, 1e6 * m, 1e6 * o))
 }
@@ -165,7 +180,7 @@ for (cs in cases[2:3]) {
   set.seed(1)
   sim <- shifted_shapes(cs$n, frame = cs$frame, shapes = cs$shapes)
   t_it <- iteration_time(sim$x, cs$k, sim$image_dim, planner = "measure")
-  t_pair <- nmfkit:::r_fft_pair_seconds(as.integer(cs$frame), "torus2d",
+  t_pair <- fft_pair_seconds(as.integer(cs$frame), "torus2d",
                                         "measure")
   bound <- 10 * cs$k * cs$n * t_pair
   cat(sprintf("%-40s measure  iteration %7.2f ms | bound %7.2f ms | ratio %.2f\n",

@@ -11,6 +11,56 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// r_nndsvd
+Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double scale, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
+RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP scaleSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type omega(omegaSEXP);
+    Rcpp::traits::input_parameter< std::string >::type fill(fillSEXP);
+    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type rw(rwSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type rh(rhSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    Rcpp::traits::input_parameter< bool >::type v_by_columns(v_by_columnsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_rsvd
+Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, int power_iter, int threads);
+RcppExport SEXP _nmfkit_r_rsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP power_iterSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type omega(omegaSEXP);
+    Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_rsvd(x, k, omega, power_iter, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_nnls
+Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol, int max_passes, int threads);
+RcppExport SEXP _nmfkit_r_nnls(SEXP xSEXP, SEXP wSEXP, SEXP tolSEXP, SEXP max_passesSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_passes(max_passesSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nnls(x, w, tol, max_passes, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_pbar
 Rcpp::List r_pbar(const Eigen::Map<Eigen::MatrixXd> h, int n1, std::string method, SEXP u);
 RcppExport SEXP _nmfkit_r_pbar(SEXP hSEXP, SEXP n1SEXP, SEXP methodSEXP, SEXP uSEXP) {
@@ -133,56 +183,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_nndsvd
-Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double scale, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
-RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP scaleSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type omega(omegaSEXP);
-    Rcpp::traits::input_parameter< std::string >::type fill(fillSEXP);
-    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type rw(rwSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type rh(rhSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type v_by_columns(v_by_columnsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nndsvd(x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns));
-    return rcpp_result_gen;
-END_RCPP
-}
-// r_rsvd
-Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, int power_iter, int threads);
-RcppExport SEXP _nmfkit_r_rsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP power_iterSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type omega(omegaSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_rsvd(x, k, omega, power_iter, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// r_nnls
-Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol, int max_passes, int threads);
-RcppExport SEXP _nmfkit_r_nnls(SEXP xSEXP, SEXP wSEXP, SEXP tolSEXP, SEXP max_passesSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< int >::type max_passes(max_passesSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nnls(x, w, tol, max_passes, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_shift_nmf
 Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector image_dim, std::string group, std::string w_step, int inner, Rcpp::List starts, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_shift_nmf(SEXP xSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP w_stepSEXP, SEXP innerSEXP, SEXP startsSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -232,19 +232,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::vector<int> >::type g(gSEXP);
     Rcpp::traits::input_parameter< int >::type m(mSEXP);
     rcpp_result_gen = Rcpp::wrap(r_shift_reconstruct(w, image_dim, group, image, atom, coef, g, m));
-    return rcpp_result_gen;
-END_RCPP
-}
-// r_fft_pair_seconds
-double r_fft_pair_seconds(Rcpp::IntegerVector image_dim, std::string group, std::string planner);
-RcppExport SEXP _nmfkit_r_fft_pair_seconds(SEXP image_dimSEXP, SEXP groupSEXP, SEXP plannerSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type image_dim(image_dimSEXP);
-    Rcpp::traits::input_parameter< std::string >::type group(groupSEXP);
-    Rcpp::traits::input_parameter< std::string >::type planner(plannerSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_fft_pair_seconds(image_dim, group, planner));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -395,6 +382,9 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
+    {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
+    {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
     {"_nmfkit_r_knn_graph", (DL_FUNC) &_nmfkit_r_knn_graph, 4},
@@ -403,13 +393,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_max_assignment", (DL_FUNC) &_nmfkit_r_max_assignment, 1},
     {"_nmfkit_r_smrmf", (DL_FUNC) &_nmfkit_r_smrmf, 9},
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
-    {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
-    {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
-    {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},
     {"_nmfkit_r_shift_project", (DL_FUNC) &_nmfkit_r_shift_project, 6},
     {"_nmfkit_r_shift_reconstruct", (DL_FUNC) &_nmfkit_r_shift_reconstruct, 8},
-    {"_nmfkit_r_fft_pair_seconds", (DL_FUNC) &_nmfkit_r_fft_pair_seconds, 3},
     {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},

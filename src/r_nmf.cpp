@@ -1,4 +1,5 @@
-// Glue for standard NMF, its initialisation and NNLS prediction.
+// Glue for standard NMF (its initialisation and NNLS prediction are in
+// r_init.cpp).
 #include "r_convert.h"
 #include "r_hooks.h"
 
@@ -14,61 +15,4 @@ Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
       x, [&](const auto& data) { return nmfkit::nmf(data, w, h, p, hooks); });
   hooks.finish();
   return nmfkit_r::result_list(r);
-}
-
-// [[Rcpp::export]]
-Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
-                    std::string fill, double scale, SEXP rw, SEXP rh,
-                    int power_iter, int threads, bool v_by_columns = false) {
-  const nmfkit::ZeroFill zf = nmfkit_r::lookup<nmfkit::ZeroFill>(
-      fill,
-      {{"none", nmfkit::ZeroFill::none},
-       {"mean", nmfkit::ZeroFill::mean},
-       {"random", nmfkit::ZeroFill::random}},
-      "fill");
-  Mat rw_m, rh_m;
-  if (zf == nmfkit::ZeroFill::random) {
-    rw_m = Rcpp::as<Mat>(rw);
-    rh_m = Rcpp::as<Mat>(rh);
-  }
-  Mat w, h;
-  nmfkit_r::RHooks hooks;
-  nmfkit_r::with_data(x, [&](const auto& data) {
-    const nmfkit::Svd s = nmfkit::rsvd(data, omega, k, power_iter, threads,
-                                       v_by_columns, hooks);
-    if (!hooks.check_interrupt())
-      nmfkit::nndsvd(s, scale, zf, &rw_m, &rh_m, w, h);
-    return 0;
-  });
-  hooks.finish();
-  return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
-}
-
-// [[Rcpp::export]]
-Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
-                  int power_iter, int threads) {
-  nmfkit_r::RHooks hooks;
-  const nmfkit::Svd s = nmfkit_r::with_data(x, [&](const auto& data) {
-    return nmfkit::rsvd(data, omega, k, power_iter, threads, false, hooks);
-  });
-  hooks.finish();
-  return Rcpp::List::create(Rcpp::Named("u") = s.u, Rcpp::Named("d") = s.d,
-                            Rcpp::Named("v") = s.v);
-}
-
-// Coefficients of the columns of x on a fixed basis w: NNLS by coordinate
-// descent from zero, to a tight tolerance.
-// [[Rcpp::export]]
-Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol,
-                       int max_passes, int threads) {
-  const Mat g = w.transpose() * w;
-  Mat b;
-  nmfkit_r::RHooks hooks;
-  const bool done = nmfkit_r::with_data(x, [&](const auto& data) {
-    return data.left_mult(w.transpose(), b, threads, &hooks);
-  });
-  Mat h = Mat::Zero(w.cols(), b.cols());
-  if (done) nmfkit::nnls_cd(h, g, b, tol, max_passes, threads, hooks);
-  hooks.finish();
-  return h;
 }

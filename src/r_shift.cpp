@@ -84,13 +84,3 @@ Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w,
       w, image_dim[0], image_dim[1],
       nmfkit_r::shift_group(group), image, atom, coef, g, m);
 }
-
-// Seconds per FFTW r2c + c2r pair of one image size (bench only).
-// [[Rcpp::export]]
-double r_fft_pair_seconds(Rcpp::IntegerVector image_dim, std::string group,
-                          std::string planner) {
-  const nmfkit::Fft fft(image_dim[0], image_dim[1],
-                        nmfkit_r::shift_group(group),
-                        nmfkit_r::fft_planner(planner));
-  return nmfkit::fft_pair_seconds(fft);
-}

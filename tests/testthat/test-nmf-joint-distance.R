@@ -53,6 +53,27 @@ test_that("sequential and multisession plans give the same distances", {
   expect_identical(as.vector(attr(par_d, "sd")), as.vector(attr(seq_d, "sd")))
 })
 
+test_that("a batchtools scheduler gives the sequential distances bit for bit", {
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.batchtools")
+  skip_on_cran()
+  # each pair is a batchtools job run by a fresh R process (as on a cluster);
+  # the registry goes to a temporary folder, not the working directory
+  withr::local_options(future.cache.path = withr::local_tempdir())
+  x <- swimmer()
+  sets <- list(a = x[, 1:60], b = x[, 61:120], c = 1 - x[, 1:60])
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  set.seed(6)
+  seq_d <- nmf_distance(sets, rank = 3, trials = 2, resample = 30)
+  future::plan(future.batchtools::batchtools_local)
+  set.seed(6)
+  bt_d <- nmf_distance(sets, rank = 3, trials = 2, resample = 30)
+  expect_identical(as.vector(bt_d), as.vector(seq_d))
+  expect_identical(as.vector(attr(bt_d, "sd")), as.vector(attr(seq_d, "sd")))
+  expect_identical(attr(bt_d, "Labels"), names(sets))
+})
+
 test_that("the distance plot reorders by hclust or kmeans", {
   x <- swimmer()
   sets <- list(a = x, b = x[, 1:200], c = 1 - x, d = (1 - x)[, 1:200])

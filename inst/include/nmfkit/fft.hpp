@@ -9,7 +9,6 @@
 #include <fftw3.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -205,26 +204,5 @@ class Fft {
       inv_;
   std::vector<Cplx> phase_a_, phase_b_;
 };
-
-/// Seconds per forward + inverse pair of this size (median of `reps` runs of
-/// 50 pairs each): the unit of the bench's lower bound.
-inline double fft_pair_seconds(const Fft& fft, int reps = 7) {
-  FftWork w = fft.make_work();
-  FftBuffer<double> out(fft.n());
-  for (Index i = 0; i < fft.n(); ++i) w.real[i] = double(i % 7) / 7.0;
-  std::vector<double> times;
-  constexpr int kPairs = 50;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kPairs; ++i) {
-      fft.forward(w.real.data(), w.spec.data());
-      fft.inverse(w.spec.data(), out.data());
-    }
-    const auto t1 = std::chrono::steady_clock::now();
-    times.push_back(std::chrono::duration<double>(t1 - t0).count() / kPairs);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 }  // namespace nmfkit
