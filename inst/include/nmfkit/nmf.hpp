@@ -49,14 +49,6 @@ struct NmfParams {
   bool extrapolate = false;
 };
 
-/// Passes worth repeating per factor update for an m x n problem with nnz
-/// stored entries at rank k: 1 + alpha * (cost of the two products) / (cost
-/// of one pass), as Gillis & Glineur suggest with alpha = 0.5; capped at 20.
-inline int auto_inner(Index m, Index n, double nnz, Index k) {
-  const double rho = 1.0 + nnz / (static_cast<double>(m + n) * k);
-  return static_cast<int>(std::min(20.0, 1.0 + 0.5 * rho));
-}
-
 namespace detail {
 
 /// Multiplicative update of Z (k x cols) for min 1/2 tr(Z'GZ) - tr(B'Z):
