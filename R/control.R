@@ -56,6 +56,13 @@
 #'   are listed in [nmf_manifold()].
 #'
 #' @section Settings read by one function only:
+#' * `extrapolate` ([nmf()]): `TRUE` (default) or `FALSE`. Extrapolation
+#'   between iterations (Ang and Gillis 2019): each iteration starts from
+#'   the last iterate pushed along its last move, `beta` growing while the
+#'   error falls; an iteration whose error rises is discarded and the push
+#'   shrinks, so the loss never rises. Measured 1.5-25 times fewer
+#'   iterations to a given error (`bench/README.md`). [nmf_joint()] runs
+#'   plain HALS, as the paper does.
 #' * `eps` ([nmf_stratified()]): added to every denominator of the
 #'   multiplicative updates, at least 0 (default `1e-9`).
 #' * `h_start` ([nmf_shift()]): `"random"` (default) or `"zero"` starting
@@ -128,6 +135,9 @@ control_extras <- list(
   inner = list(check = function(x, arg, call) {
     check_count(x, min = 1, arg = arg, call = call, what = "control")
   }),
+  extrapolate = list(default = TRUE, check = function(x, arg, call) {
+    check_flag(x, arg = arg, call = call, what = "control")
+  }),
   eps = list(default = 1e-9, check = function(x, arg, call) {
     check_number(x, min = 0, arg = arg, call = call, what = "control")
   }),
@@ -159,7 +169,7 @@ control_extras[manifold_settings] <- list(list(
 
 # Which of the extra settings each fitting function reads.
 control_readers <- list(
-  nmf = "inner",
+  nmf = c("inner", "extrapolate"),
   nmf_joint = "inner",
   nmf_distance = "inner",
   nmf_stratified = "eps",

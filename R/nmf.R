@@ -4,17 +4,26 @@
 #' as `x ~ W H` with `W` (features x `rank`) and `H` (`rank` x samples)
 #' nonnegative, minimising the Frobenius loss `||x - W H||^2 / 2`.
 #'
-#' `method = "hals"` runs cyclic coordinate descent on the Gram systems
-#' (hierarchical alternating least squares, the algorithm of scikit-learn's
-#' `solver = "cd"`), one pass over `W` then one over `H` per iteration;
+#' `method = "auto"` (the default) picks the solver measured fastest to a
+#' given error for the kind of data (see `bench/README.md`): `"anls"` for a
+#' dense matrix and `"hals"` with `inner = 10` (unless `control$inner` is
+#' given) for a sparse one; the fit records the solver it ran in `$method`
+#' and the settings in `$control`. `method = "hals"` runs cyclic coordinate descent on the
+#' Gram systems (hierarchical alternating least squares, the algorithm of
+#' scikit-learn's `solver = "cd"`), `control$inner` passes over `W` then over
+#' `H` per iteration, one component across all rows at a time;
 #' `method = "mu"` runs Lee and Seung's multiplicative updates, and
 #' `method = "anls"` alternating nonnegative least squares: each factor is
-#' solved to tolerance given the other (unconstrained Cholesky solution clipped
-#' at zero, then coordinate descent per column), as RcppML does. All stop when
-#' the projected-gradient violation falls to `control$tol` times its first
-#' value, or after `control$max_iter` iterations.
+#' solved exactly given the other, by block principal pivoting (Kim and Park
+#' 2011) warm-started from the previous iterate. `control$extrapolate`
+#' adds Ang and Gillis's (2019) extrapolation between iterations, with its
+#' restart rule (the loss never rises). All stop when the projected-gradient
+#' violation falls to `control$tol` times its first value, or after
+#' `control$max_iter` iterations.
 #'
-#' Starting points: `"nndsvda"` (the default) is NNDSVD from a randomized
+#' Starting points: `"auto"` (the default) is `"random"` for `"anls"` and
+#' `"nndsvda"` for the other solvers (ANLS from a random start measured 2-3
+#' times fewer iterations than from NNDSVDa). `"nndsvda"` is NNDSVD from a randomized
 #' truncated SVD with zeros (entries below `1e-6 * sqrt(mean(x) / rank)`)
 #' filled by `sqrt(mean(x) / rank)`, the typical size of a factor entry
 #' (`rank` products of it make `mean(x)`); `"nndsvd"` keeps the zeros;
@@ -27,14 +36,16 @@
 #' result.
 #'
 #' Sparse input (`dgCMatrix`) stays sparse: no dense copy is made.
-#' All-zero rows or columns are allowed; their rows of `W` or columns of `H`
-#' come out zero.
+#' All-zero rows or columns are allowed: they are left out of the fit (which
+#' then runs on the smaller matrix) and their rows of `W` or columns of `H`
+#' come out exactly zero.
 #'
 #' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
 #'   with samples as columns.
 #' @param rank Number of components, from 1 to `min(dim(x))`.
-#' @param method `"hals"`, `"mu"` or `"anls"`.
-#' @param init `"nndsvda"`, `"nndsvd"`, `"nndsvdar"`, `"random"`, or a list
+#' @param method `"auto"`, `"hals"`, `"mu"` or `"anls"`.
+#' @param init `"auto"`, `"nndsvda"`, `"nndsvd"`, `"nndsvdar"`, `"random"`,
+#'   or a list
 #'   `list(W = , H = )` of starting factors.
 #' @param control Solver settings from [nmf_control()].
 #' @param nrun Number of fits to run; the one with the lowest final loss is
@@ -49,7 +60,8 @@
 #'   iteration), `iterations`, `status` (`"converged"`, `"max_iter"`,
 #'   `"interrupted"`, `"numerical_error"` or `"degenerate"`: `W H` is zero,
 #'   with a `nmfkit_warning_degenerate`), `call`, `control`, `rank`,
-#'   `dimnames` and `method`. Row names of `x` name the rows of `W`, column
+#'   `dimnames` and `method` (the solver that ran: `"auto"` is resolved).
+#'   Row names of `x` name the rows of `W`, column
 #'   names of `x` the columns of `H`; components are named `nmf1`, `nmf2`, ...
 #' @seealso [predict.nmfkit()], [plot.nmfkit()], [summary.nmfkit()],
 #'   [nmf_distance()].
@@ -60,8 +72,9 @@
 #' fit
 #' plot(fit, type = "basis")
 #' @export
-nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
-                control = nmf_control(), nrun = 1L, keep_data = TRUE) {
+nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
+                init = "auto", control = nmf_control(), nrun = 1L,
+                keep_data = TRUE) {
   call <- match.call()
   x <- check_data(x)
   rank <- check_rank(rank, min(dim(x)))
@@ -70,17 +83,35 @@ nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
   nrun <- check_count(nrun, min = 1)
   check_flag(keep_data)
   image_dim <- attr(x, "image_dim")
+  if (method == "auto" && is.null(control$inner)) {
+    # accelerated HALS on sparse data: 10 passes while they pay off
+    control$inner <- if (inherits(x, "sparseMatrix")) 10L
+  }
+  method <- resolve_method(method, x)
+  if (identical(init, "auto")) init <- if (method == "anls") "random" else
+    "nndsvda"
 
   # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
   e <- data_exponent(x)
   xs <- scale_data(x, e)
-  start <- init_factors(xs, rank, init, control$threads)
-  if (is.list(init)) start <- lapply(start, `*`, 2^(-e / 2))
-  fit <- run_nmf(xs, start, method, control)
+  # all-zero rows and columns are dropped and come back as exact zeros
+  keep <- nonzero_lines(xs, rank)
+  xr <- if (is.null(keep)) xs else xs[keep$rows, keep$cols, drop = FALSE]
+  if (is.list(init)) {
+    start <- init_factors(xs, rank, init, control$threads)
+    start <- lapply(start, `*`, 2^(-e / 2))
+    if (!is.null(keep)) {
+      start <- list(W = start$W[keep$rows, , drop = FALSE],
+                    H = start$H[, keep$cols, drop = FALSE])
+    }
+  } else {
+    start <- init_factors(xr, rank, init, control$threads)
+  }
+  fit <- run_nmf(xr, start, method, control)
   if (nrun > 1L) {
     prog <- progressr::progressor(steps = nrun - 1L)
     others <- future.apply::future_lapply(seq_len(nrun - 1L), function(i) {
-      fit <- run_nmf(xs, init_factors(xs, rank, "random", control$threads),
+      fit <- run_nmf(xr, init_factors(xr, rank, "random", control$threads),
                      method, control)
       prog()
       fit
@@ -91,11 +122,53 @@ nmf <- function(x, rank, method = c("hals", "mu", "anls"), init = "nndsvda",
   }
   fit$W <- fit$W * 2^(e / 2)
   fit$H <- fit$H * 2^(e / 2)
+  if (!is.null(keep)) {
+    fit$W <- restore_lines(fit$W, keep$rows, TRUE)
+    fit$H <- restore_lines(fit$H, keep$cols, FALSE)
+  }
   fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
              control, variant = "nmf", x = if (keep_data) x,
              dimnames = dimnames(x), method = method, image_dim = image_dim)
+}
+
+# The solver behind method = "auto": exact ANLS (block principal pivoting)
+# for dense data, accelerated HALS for sparse data (measured fastest to a
+# given error on each; bench/README.md).
+resolve_method <- function(method, x) {
+  if (method != "auto") return(method)
+  if (inherits(x, "sparseMatrix")) "hals" else "anls"
+}
+
+# Rows and columns of x with a nonzero entry, as list(rows =, cols =)
+# logical vectors; NULL when there is nothing to drop, or when dropping
+# would leave fewer than `rank` rows or columns (then the fit runs on all of
+# x, whose zero lines come out zero anyway).
+nonzero_lines <- function(x, rank) {
+  if (inherits(x, "sparseMatrix")) {
+    nz <- x@x != 0  # a dgCMatrix may store explicit zeros
+    rows <- tabulate(x@i[nz] + 1L, nrow(x)) > 0L
+    cols <- tabulate(rep.int(seq_len(ncol(x)), diff(x@p))[nz], ncol(x)) > 0L
+  } else {
+    rows <- rowSums(x != 0) > 0
+    cols <- colSums(x != 0) > 0
+  }
+  if (all(rows) && all(cols)) return(NULL)
+  if (sum(rows) < rank || sum(cols) < rank) return(NULL)
+  list(rows = rows, cols = cols)
+}
+
+# A factor fitted on the kept lines, back at full size with zeros elsewhere.
+restore_lines <- function(f, keep, by_row) {
+  if (by_row) {
+    out <- matrix(0, length(keep), ncol(f))
+    out[keep, ] <- f
+  } else {
+    out <- matrix(0, nrow(f), length(keep))
+    out[, keep] <- f
+  }
+  out
 }
 
 # The last loss of a run (Inf when it has none).

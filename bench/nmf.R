@@ -1,34 +1,43 @@
-# Standard NMF benchmark (issue 2, specs/nmf.md "Speed targets"):
-# nmfkit::nmf against RcppML::nmf, NMF::nmf ("lee", "brunet") and
-# scikit-learn's NMF(solver = "cd", init = "nndsvda"), each run to the same
-# relative error ||X - WH||_F / ||X||_F on
-#   dense:  2000 x 1000, rank 20, X = W0 H0 + U[0, 0.1), W0 and H0 uniform;
-#   sparse: 20000 x 5000 at 0.5 % density (tf-idf of topic-model counts).
-# Target error per problem: 1.001 x the error RcppML reaches with its own
-# defaults (tol = 1e-4, maxit = 100). For every tool the smallest iteration
-# count reaching it is found (loss trace for nmfkit and scikit-learn,
-# bisection on maxit for RcppML), then a run of exactly that many iterations
-# (from the tool's default start, start-up included) is timed: median of 3
-# when a run takes under 12 s, else one run. NMF::nmf (multiplicative updates,
-# R-level loop) is run for a fixed time budget and reported as not reaching
-# the target. Also: GFLOP/s of the HALS iteration against Eigen GEMM, and
-# the peak memory of nmfkit on the sparse problem (child process).
-# Usage: Rscript bench/nmf.R   (about 11 minutes on 2 busy cores, less idle)
+# Standard NMF benchmark (issues 2 and 10, specs/nmf.md "Speed targets"):
+# the default nmfkit::nmf() against RcppML::nmf() (and scikit-learn's
+# NMF(solver = "cd") when python3 has it), each run to the same relative
+# error ||X - WH||_F / ||X||_F, on
+#   dense:   2000 x 1000, rank 20, X = W0 H0 + U[0, 0.1), W0, H0 uniform;
+#   sparse:  20000 x 5000 at 0.5 % density (tf-idf of topic-model counts);
+#   planted: 200 x 120, exact rank 5 (uniform W0, H0), target 1e-6.
+# Target error: 1.001 x the error RcppML reaches with its own defaults
+# (tol = 1e-4, maxit = 100, seed = 42); on the planted problem 1e-6.
+# Iterations to the target: the loss trace for nmfkit (tol = 0), bisection on
+# maxit for RcppML. Then fits of exactly that many iterations (start-up
+# included) are timed in pairs, the two tools alternating which runs first,
+# at 1 and at 2 threads; reported: medians and the median of the per-pair
+# ratios RcppML / nmfkit. Also GFLOP/s of nmfkit's fits next to Eigen GEMM
+# throughput measured in the same run, and `uptime` before each problem.
+# Usage: Rscript bench/nmf.R [pairs] [nosklearn]
+#   pairs: timed pairs per problem and thread count (default 5; 1 is quick);
+#   nosklearn: skip scikit-learn (its dense run takes about a minute).
 suppressPackageStartupMessages({
   library(Matrix)
   library(nmfkit)
 })
 
+args <- commandArgs(TRUE)
+pairs <- if (length(args) && grepl("^[0-9]+$", args[1])) as.integer(args[1]) else
+  5L
+use_sklearn <- !"nosklearn" %in% args &&
+  system2("/usr/bin/python3", c("-c", shQuote("import sklearn")),
+          stdout = FALSE, stderr = FALSE) == 0
 args_file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
                                       value = TRUE))
 bench_dir <- if (length(args_file)) dirname(normalizePath(args_file)) else
   "bench"
 rank <- 20L
-inners <- c(5L, 10L, 20L)
 work <- tempfile("nmf-bench-")
 dir.create(work)
 uptime <- function() trimws(system("uptime", intern = TRUE))
 cat("start:", uptime(), "\n")
+cat(sprintf("nmfkit %s, RcppML %s, %d pairs\n", utils::packageVersion("nmfkit"),
+            utils::packageVersion("RcppML"), pairs))
 t_script <- Sys.time()
 
 # ---- data -------------------------------------------------------------------
@@ -64,13 +73,17 @@ make_sparse <- function(m = 20000, n = 5000, k = 20, tokens = 127) {
   x
 }
 
+make_planted <- function(m = 200, n = 120, k = 5) {
+  matrix(stats::runif(m * k), m) %*% matrix(stats::runif(k * n), k)
+}
+
 set.seed(20261122)
 problems <- list(dense = make_dense())
 set.seed(7)
 problems$sparse <- make_sparse()
-xs <- problems$sparse
-cat(sprintf("sparse: %d x %d, nnz %d (density %.3f %%)\n", nrow(xs),
-            ncol(xs), length(xs@x), 100 * length(xs@x) / prod(dim(xs))))
+set.seed(5)
+problems$planted <- make_planted()
+ranks <- c(dense = rank, sparse = rank, planted = 5L)
 
 rel_error <- function(x, w, h) {
   if (inherits(x, "sparseMatrix")) {
@@ -83,52 +96,32 @@ rel_error <- function(x, w, h) {
 }
 
 elapsed <- function(expr) system.time(expr)[["elapsed"]]
-# Median time of f(): three runs when one takes under `cheap` seconds.
-time_median <- function(f, cheap = 12) {
-  t <- elapsed(f())
-  if (t < cheap) t <- c(t, elapsed(f()), elapsed(f()))
-  stats::median(t)
-}
 
 # ---- tools ------------------------------------------------------------------
-fit_nmfkit <- function(x, method, inner, iters, threads = 1L, init =
-                         "nndsvda") {
+# The default nmf(): method "auto", init "nndsvda".
+fit_nmfkit <- function(x, k, iters, threads = 1L) {
   set.seed(1)
-  nmf(x, rank, method = method, init = init, keep_data = FALSE,
-      control = nmf_control(tol = 0, max_iter = iters, threads = threads,
-                            inner = inner))
+  nmf(x, k, keep_data = FALSE,
+      control = nmf_control(tol = 0, max_iter = iters, threads = threads))
 }
-# Loss trace until the target is reached, in chunks continued from the last
-# factors (the solvers carry no state across iterations, so this is the same
-# trajectory as one long run).
-trace_nmfkit <- function(x, method, inner, target, chunk, cap) {
-  trace <- numeric()
-  init <- "nndsvda"
-  while (length(trace) < cap) {
-    fit <- fit_nmfkit(x, method, inner, chunk, init = init)
-    trace <- c(trace, fit$loss)
-    if (min(trace) <= target) break
-    init <- list(W = fit$W, H = fit$H)
-  }
-  which(trace <= target)[1]
-}
-
-fit_rcppml <- function(x, iters, threads = 1L, tol = 0) {
+fit_rcppml <- function(x, k, iters, threads = 1L, tol = 0) {
   options(RcppML.threads = threads)
-  RcppML::nmf(x, rank, tol = tol, maxit = iters, verbose = FALSE, seed = 42)
+  RcppML::nmf(x, k, tol = tol, maxit = iters, verbose = FALSE, seed = 42)
 }
-rcppml_error <- function(x, r) rel_error(x, r$w %*% diag(r$d), r$h)
-# Smallest maxit reaching the target (ALS error decreases with maxit).
-bisect_rcppml <- function(x, target, hi) {
+rcppml_error <- function(x, r) rel_error(x, r$w %*% diag(r$d, length(r$d)), r$h)
+# Smallest maxit reaching the target (ALS error decreases with maxit), or NA.
+bisect_rcppml <- function(x, k, target, hi) {
+  if (rcppml_error(x, fit_rcppml(x, k, hi)) > target) return(NA_integer_)
   lo <- 0L
   while (hi - lo > 1L) {
     mid <- (lo + hi) %/% 2L
-    if (rcppml_error(x, fit_rcppml(x, mid)) <= target) hi <- mid else lo <- mid
+    if (rcppml_error(x, fit_rcppml(x, k, mid)) <= target) hi <- mid else
+      lo <- mid
   }
   hi
 }
 
-run_sklearn <- function(x, name, target, cap, threads = 1L) {
+run_sklearn <- function(x, k, name, target, cap, threads = 1L) {
   prefix <- file.path(work, name)
   if (inherits(x, "sparseMatrix")) {
     writeLines(paste("sparse", nrow(x), ncol(x)), paste0(prefix, ".meta"))
@@ -149,146 +142,83 @@ run_sklearn <- function(x, name, target, cap, threads = 1L) {
       do.call(Sys.setenv, stats::setNames(list(old[[v]]), v))
   })
   out <- system2("/usr/bin/python3",
-                 c(file.path(bench_dir, "nmf-sklearn.py"), prefix, rank,
+                 c(file.path(bench_dir, "nmf-sklearn.py"), prefix, k,
                    format(target, digits = 17), cap), stdout = TRUE)
   jsonlite::fromJSON(paste(out, collapse = ""))
 }
 
-# NMF::nmf for about `budget` seconds (iterations from a short probe).
-run_nmf_pkg <- function(x, method, budget, probe) {
-  xd <- as.matrix(x)
-  one <- function(iters) {
-    t <- elapsed(f <- NMF::nmf(xd, rank, method, seed = 42, .stop = iters))
-    list(t = t, err = rel_error(x, NMF::basis(f), NMF::coef(f)),
-         iters = iters)
-  }
-  p <- one(probe)
-  iters <- max(probe, min(5000L, as.integer(budget * probe / p$t)))
-  if (iters > probe) one(iters) else p
+# Flops of one nmfkit iteration: the products H X^T and W^T X (4 nnz k), the
+# Grams (2 (m + n) k^2) and the factor updates, counted as one pass of
+# 2 k^2 per row and column (a lower bound for ANLS and HALS with more passes).
+iter_flops <- function(x, k) {
+  nnz <- if (inherits(x, "sparseMatrix")) length(x@x) else length(x)
+  4 * nnz * k + 4 * (nrow(x) + ncol(x)) * k^2
 }
 
 # ---- main table -------------------------------------------------------------
 rows <- list()
-add_row <- function(problem, tool, iters, seconds, err, note = "") {
-  rows[[length(rows) + 1L]] <<- data.frame(
-    problem = problem, tool = tool, iters = iters, seconds = seconds,
-    error = err, note = note)
-}
-targets <- c()
-needed <- list()
-suppressPackageStartupMessages(requireNamespace("NMF"))
 for (p in names(problems)) {
   x <- problems[[p]]
+  k <- ranks[[p]]
   cat("\n==", p, "==", uptime(), "\n")
-  # Target: RcppML with its defaults.
-  r <- fit_rcppml(x, 100L, tol = 1e-4)
-  # RcppML reports one iteration fewer than it ran when its tol stops it.
+  r <- fit_rcppml(x, k, 100L, tol = 1e-4)
   default_iter <- r$iter + (r$iter < 100L)
-  targets[[p]] <- 1.001 * rcppml_error(x, r)
-  target <- targets[[p]]
-  cat(sprintf("RcppML default: %d iterations, error %.7f; target %.7f\n",
-              default_iter, target / 1.001, target))
-  n_r <- bisect_rcppml(x, target, default_iter)
-  t_r <- time_median(function() fit_rcppml(x, n_r))
-  e_r <- rcppml_error(x, fit_rcppml(x, n_r))
-  add_row(p, "RcppML::nmf (ANLS)", n_r, t_r, e_r,
-          if (e_r > target) "NOT reached" else "")
-
-  solvers <- c(
-    list(list("hals", NULL, "nmfkit hals")),
-    lapply(inners, function(i) {
-      list("hals", i, paste0("nmfkit hals inner=", i))
-    }),
-    list(list("anls", NULL, "nmfkit anls"))
-  )
-  for (s in solvers) {
-    cap <- if (s[[1]] == "anls") 400L else 3000L
-    n_k <- trace_nmfkit(x, s[[1]], s[[2]], target, 50L, cap)
-    needed[[p]][[s[[3]]]] <- list(method = s[[1]], inner = s[[2]], n = n_k)
-    if (is.na(n_k)) {
-      add_row(p, s[[3]], NA, NA, NA, paste("not reached in", cap, "its"))
-      next
+  target <- if (p == "planted") 1e-6 else 1.001 * rcppml_error(x, r)
+  cat(sprintf("RcppML default: %d iterations, error %.7g; target %.7g\n",
+              default_iter, rcppml_error(x, r), target))
+  n_r <- bisect_rcppml(x, k, target, if (p == "planted") 2000L else
+    default_iter)
+  cap <- if (p == "planted") 5000L else 1000L
+  tr <- fit_nmfkit(x, k, cap)
+  n_k <- which(tr$loss <= target)[1]
+  cat(sprintf("iterations to target: RcppML %s, nmfkit (%s) %s\n", n_r,
+              tr$method, n_k))
+  for (th in 1:2) {
+    t_r <- t_k <- rep(NA_real_, pairs)
+    for (i in seq_len(pairs)) {
+      run_r <- function() if (!is.na(n_r)) elapsed(fit_rcppml(x, k, n_r, th)) else NA
+      run_k <- function() if (!is.na(n_k)) elapsed(fit_nmfkit(x, k, n_k, th)) else NA
+      if (i %% 2L == 1L) {
+        t_r[i] <- run_r()
+        t_k[i] <- run_k()
+      } else {
+        t_k[i] <- run_k()
+        t_r[i] <- run_r()
+      }
     }
-    t_k <- time_median(function() fit_nmfkit(x, s[[1]], s[[2]], n_k))
-    add_row(p, s[[3]], n_k, t_k,
-            utils::tail(fit_nmfkit(x, s[[1]], s[[2]], n_k)$loss, 1))
-    cat(s[[3]], ":", n_k, "iterations,", t_k, "s\n")
+    rows[[length(rows) + 1L]] <- data.frame(
+      problem = p, threads = th, target = signif(target, 6),
+      rcppml_it = n_r, rcppml_s = stats::median(t_r),
+      nmfkit = tr$method, nmfkit_it = n_k, nmfkit_s = stats::median(t_k),
+      ratio = stats::median(t_r / t_k),
+      gflops = n_k * iter_flops(x, k) / stats::median(t_k) / 1e9,
+      load = sub(".*load average: ", "", uptime()))
+    print(rows[[length(rows)]], digits = 4, row.names = FALSE)
   }
-
-  sk <- run_sklearn(x, p, target, 3000L)
-  if (is.null(sk$iter)) {
-    add_row(p, "sklearn NMF cd", NA, NA, NA, "not reached in 3000 its")
-  } else {
-    add_row(p, "sklearn NMF cd", sk$iter, stats::median(sk$seconds),
-            sk$error)
-  }
-
-  # NMF::nmf: the dense problem for ~20 s per method; the sparse one needs a
-  # dense copy (763 MiB) and ~10-30 s per iteration, so one iteration only.
-  for (meth in c("lee", "brunet")) {
-    o <- if (p == "dense") run_nmf_pkg(x, meth, 20, 5L) else
-      run_nmf_pkg(x, meth, 0, 1L)
-    note <- if (o$err <= target) "reached" else "NOT reached (capped)"
-    add_row(p, paste0("NMF::nmf ", meth), o$iters, o$t, o$err, note)
+  if (use_sklearn) {
+    sk <- run_sklearn(x, k, p, target, if (p == "planted") 5000L else 3000L)
+    if (is.null(sk$iter)) {
+      cat("sklearn cd: target not reached\n")
+    } else {
+      t_1 <- rows[[length(rows) - 1L]]$nmfkit_s
+      cat(sprintf(paste("sklearn cd (1 thread, own timing, not paired):",
+                        "%d iterations, %.3f s median, %.2fx nmfkit's time\n"),
+                  sk$iter, stats::median(sk$seconds),
+                  stats::median(sk$seconds) / t_1))
+    }
   }
 }
 tab <- do.call(rbind, rows)
+tab$speedup_2v1 <- NA_real_
 for (p in names(problems)) {
-  ref <- tab$seconds[tab$problem == p & tab$tool == "nmfkit hals"]
-  best <- min(tab$seconds[tab$problem == p & startsWith(tab$tool, "nmfkit")],
-              na.rm = TRUE)
   i <- tab$problem == p
-  tab$vs_hals[i] <- tab$seconds[i] / ref
-  tab$vs_best[i] <- tab$seconds[i] / best
+  tab$speedup_2v1[i & tab$threads == 2] <-
+    tab$nmfkit_s[i & tab$threads == 1] / tab$nmfkit_s[i & tab$threads == 2]
 }
-cat("\n### 1 thread (targets:",
-    paste(sprintf("%s %.7f", names(targets), unlist(targets)),
-          collapse = ", "), ")\n")
+cat("\n### nmfkit default vs RcppML (ratio = median of RcppML / nmfkit per pair)\n")
 print(tab, digits = 4, row.names = FALSE)
 
-# ---- 2 threads: nmfkit vs RcppML --------------------------------------------
-rows2 <- list()
-for (p in names(problems)) {
-  x <- problems[[p]]
-  n_r <- tab$iters[tab$problem == p & tab$tool == "RcppML::nmf (ANLS)"]
-  t_r <- time_median(function() fit_rcppml(x, n_r, threads = 2L))
-  rows2[[length(rows2) + 1L]] <- data.frame(problem = p, tool = "RcppML",
-                                            iters = n_r, seconds = t_r)
-  # hals, anls and the fastest inner setting at 1 thread
-  inner_rows <- tab[tab$problem == p & grepl("inner", tab$tool), ]
-  keep <- c("nmfkit hals", inner_rows$tool[which.min(inner_rows$seconds)],
-            "nmfkit anls")
-  for (nm in keep) {
-    s <- needed[[p]][[nm]]
-    if (is.na(s$n)) next
-    t_k <- time_median(function() fit_nmfkit(x, s$method, s$inner, s$n, 2L))
-    rows2[[length(rows2) + 1L]] <- data.frame(problem = p, tool = nm,
-                                              iters = s$n, seconds = t_k)
-  }
-}
-tab2 <- do.call(rbind, rows2)
-for (p in names(problems)) {
-  i <- tab2$problem == p
-  tab2$rcppml_over_this[i] <- tab2$seconds[i & tab2$tool == "RcppML"] /
-    tab2$seconds[i]
-}
-cat("\n### 2 threads\n")
-print(tab2, digits = 4, row.names = FALSE)
-
-# ---- HALS GFLOP/s against Eigen GEMM (dense, 1 thread) ----------------------
-xd <- problems$dense
-m <- nrow(xd)
-n <- ncol(xd)
-start <- fit_nmfkit(xd, "hals", NULL, 1L)
-start <- list(W = start$W, H = start$H)
-per_iter <- stats::median(replicate(3, {
-  t_long <- elapsed(fit_nmfkit(xd, "hals", NULL, 110L, init = start))
-  t_short <- elapsed(fit_nmfkit(xd, "hals", NULL, 10L, init = start))
-  (t_long - t_short) / 100
-}))
-# Products H X^T and W^T X: 4mnk; Grams HH^T, W^TW: 2(m + n)k^2; one cd
-# pass over W and one over H: 2(m + n)k^2 (a length-k dot per coordinate).
-hals_flops <- 4 * m * n * rank + 4 * (m + n) * rank^2
+# ---- Eigen GEMM throughput (dense problem, 1 thread) ------------------------
 # gemm_seconds(): seconds of B = A X (A k x m) or, with trans, B = A X^T
 # (A k x n), done whole (chunk = 0) or in blocks of `chunk` columns of B, as
 # nmfkit's products are; same flags as the package (-O2, no -march).
@@ -317,40 +247,16 @@ Rcpp::cppFunction(depends = "RcppEigen", includes = "#include <chrono>", '
     }
     return out;
   }')
-gemm <- function(trans, chunk) {
-  a <- if (trans) start$H else t(start$W)
-  2 * m * n * rank / stats::median(gemm_seconds(a, xd, trans, chunk, 21L)) /
-    1e9
+xd <- problems$dense
+m <- nrow(xd)
+n <- ncol(xd)
+set.seed(2)
+wt <- matrix(stats::runif(rank * m), rank)
+h <- matrix(stats::runif(rank * n), rank)
+gemm <- function(trans) {
+  a <- if (trans) h else wt
+  2 * m * n * rank / stats::median(gemm_seconds(a, xd, trans, 0L, 21L)) / 1e9
 }
-chunk <- function(len) max(16, (len + 63) %/% 64)  # parallel.hpp
-gf <- c(hals_iteration = hals_flops / per_iter / 1e9,
-        gemm_WtX = gemm(FALSE, 0L), gemm_HXt = gemm(TRUE, 0L),
-        gemm_WtX_chunked = gemm(FALSE, chunk(n)),
-        gemm_HXt_chunked = gemm(TRUE, chunk(m)))
-cat(sprintf("\n### HALS iteration: %.2f ms, %.4g flops\n", 1e3 * per_iter,
-            hals_flops))
-print(round(gf, 2))
-cat(sprintf("HALS / mean full GEMM = %.2f\n",
-            gf[[1]] / mean(gf[c("gemm_WtX", "gemm_HXt")])))
-
-# ---- peak memory on the sparse problem (child process) ----------------------
-rds <- file.path(work, "sparse.rds")
-saveRDS(problems$sparse, rds)
-child <- file.path(work, "memory.R")
-writeLines(c(
-  "suppressPackageStartupMessages({library(Matrix); library(nmfkit)})",
-  "hwm <- function() as.numeric(gsub('[^0-9]', '', grep('^VmHWM',",
-  "  readLines('/proc/self/status'), value = TRUE))) / 1024",
-  "x <- readRDS(commandArgs(TRUE)[1]); base <- hwm()",
-  "set.seed(1); fit <- nmf(x, 20, keep_data = FALSE,",
-  "  control = nmf_control(tol = 0, max_iter = 50))",
-  "cat(base, hwm(), as.numeric(object.size(x)) / 2^20)"), child)
-mem <- as.numeric(strsplit(system2(
-  file.path(R.home("bin"), "Rscript"), c(child, rds), stdout = TRUE,
-  env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":"))), " ")[[1]])
-cat(sprintf(paste0("\n### sparse peak memory (VmHWM): %.0f MiB after ",
-                   "loading X (%.1f MiB), %.0f MiB after 50 iterations: ",
-                   "+%.0f MiB; a dense copy is %.0f MiB\n"),
-            mem[1], mem[3], mem[2], mem[2] - mem[1],
-            prod(dim(problems$sparse)) * 8 / 2^20))
+cat(sprintf("\n### Eigen GEMM, 1 thread: W^T X %.2f GFLOP/s, H X^T %.2f GFLOP/s\n",
+            gemm(FALSE), gemm(TRUE)))
 cat("\nend:", uptime(), "\ntotal", format(Sys.time() - t_script), "\n")

@@ -32,6 +32,11 @@ test_that("the bad-input table gives classed errors", {
     list("nmf_control", quote(nmf_control(verbose = "yes")),
          "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(eps = -1)), "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(extrapolate = NA)),
+         "nmfkit_error_control"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2,
+                                      control = list(extrapolate = TRUE))),
+         "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(h_start = "zeros")),
          "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(1e-4, 10, 1, FALSE, NULL, 3)),
@@ -331,8 +336,9 @@ test_that("choices are checked by check_choice() with a hint", {
   expect_error(nmf(x, 2, method = "hal"), class = "nmfkit_error_choice")
   expect_snapshot(nmf(x, 2, method = "hal"), error = TRUE)
   expect_snapshot(swimmer(size = 32), error = TRUE)
-  # the full default picks the first choice; no partial matching
-  expect_identical(nmf(x, 2)$method, "hals")
+  # the full default picks the first choice ("auto", resolved to the solver
+  # that ran: ANLS on dense data); no partial matching
+  expect_identical(nmf(x, 2)$method, "anls")
   expect_error(nmf(x, 2, method = "h"), class = "nmfkit_error_choice")
   # no rlang::arg_match() or match.arg() is left in the package
   ns <- asNamespace("nmfkit")

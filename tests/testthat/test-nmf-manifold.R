@@ -110,7 +110,8 @@ test_that("GNMF with lambda = 0 is Lee-Seung MU from the same start", {
   h1 <- s$H * crossprod(s$W, x) / (crossprod(s$W) %*% s$H)
   # nmf() from (W0, H1) after 40 iterations holds W40 (and H41)
   mu <- nmf(x, 3, method = "mu", init = list(W = s$W, H = h1),
-            control = nmf_control(max_iter = 40, tol = 0))
+            control = nmf_control(max_iter = 40, tol = 0,
+                                  extrapolate = FALSE))
   w_mu <- sweep(mu$W, 2, sqrt(colSums(mu$W^2)), "/")
   expect_equal(fit$W, w_mu, tolerance = 1e-8, ignore_attr = TRUE)
 })

@@ -1,13 +1,17 @@
 // Standard NMF, X ~ W H minimising 1/2 ||X - W H||_F^2: HALS (cyclic
-// coordinate descent on Gram systems, as scikit-learn's "cd" solver) and
-// Lee-Seung multiplicative updates. One template serves dense and sparse X.
+// coordinate descent, organised by component as in hals.hpp), Lee-Seung
+// multiplicative updates, and ANLS with each half step solved exactly by
+// block principal pivoting (bpp.hpp). Optional extrapolation between outer
+// iterations (Ang & Gillis 2019). One template serves dense and sparse X.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 
+#include "bpp.hpp"
 #include "data.hpp"
 #include "driver.hpp"
+#include "hals.hpp"
 #include "hooks.hpp"
 #include "loss.hpp"
 #include "nnls.hpp"
@@ -18,11 +22,11 @@ namespace nmfkit {
 
 /// hals: cyclic coordinate descent, `inner` passes per factor update.
 /// mu: Lee-Seung multiplicative updates.
-/// anls: alternating nonnegative least squares, each factor solved to
-///   tolerance (nnls_solve) given the other.
+/// anls: alternating nonnegative least squares, each factor solved exactly
+///   (block principal pivoting, warm-started from the previous iterate).
 enum class Method { hals, mu, anls };
 
-/// Settings of nmf(); defaults are scikit-learn's.
+/// Settings of nmf().
 struct NmfParams {
   Method method = Method::hals;
   int max_iter = 200;
@@ -38,18 +42,12 @@ struct NmfParams {
   /// pass's violation. inner = 1 is plain HALS (scikit-learn's cd solver).
   int inner = 1;
   double inner_tol = 0.1;
-  /// anls: coordinate tolerance and pass cap of each NNLS solve.
-  double nnls_tol = 1e-8;
-  int nnls_passes = 100;
+  /// Extrapolation between outer iterations (Ang & Gillis, Neural
+  /// Computation 2019, their parameters): W and H are pushed along their last
+  /// move by beta; an iteration whose error rises restarts from the plain
+  /// iterate with a smaller beta, so the traced loss never rises.
+  bool extrapolate = false;
 };
-
-/// Passes worth repeating per factor update for an m x n problem with nnz
-/// stored entries at rank k: 1 + alpha * (cost of the two products) / (cost
-/// of one pass), as Gillis & Glineur suggest with alpha = 0.5; capped at 20.
-inline int auto_inner(Index m, Index n, double nnz, Index k) {
-  const double rho = 1.0 + nnz / (static_cast<double>(m + n) * k);
-  return static_cast<int>(std::min(20.0, 1.0 + 0.5 * rho));
-}
 
 namespace detail {
 
@@ -71,6 +69,30 @@ inline double mu_pass(Mat& z, const Mat& g, const Mat& b, double eps,
   }, 2.0 * static_cast<double>(k * k) * z.cols());
 }
 
+/// Ang & Gillis's extrapolation parameters and restart rule (their
+/// Algorithm 1 with beta0 = 0.5, eta = 1.5, gamma = 1.01, gamma_bar = 1.005).
+struct Extrapolation {
+  double beta = 0.5, beta_max = 1.0, beta_prev = 0.5;
+  double best = INFINITY;  // the loss of the current plain iterate
+  /// After an iteration with error e: true accepts it (beta grows), false
+  /// rejects it (beta shrinks; restart from the plain iterate). An iteration
+  /// that started from a plain iterate (`pushed` false) is a descent step of
+  /// the solver itself and always accepted, so rounding noise in the loss
+  /// of a nearly exact fit cannot stall it.
+  bool accept(double e, bool pushed) {
+    if (pushed && e > best) {
+      beta_max = beta_prev;
+      beta /= 1.5;
+      return false;
+    }
+    best = e;
+    beta_prev = beta;
+    beta = std::min(beta_max, 1.01 * beta);
+    beta_max = std::min(1.0, 1.005 * beta_max);
+    return true;
+  }
+};
+
 }  // namespace detail
 
 /// Fits X ~ W H from the starting factors w (m x k) and h (k x n).
@@ -89,23 +111,35 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   const double rms =
       std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
   const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
-  // One factor update: the first pass's violation is the stopping measure;
-  // further passes on the same Gram system only polish the factor.
+  // HALS runs on the transposed layout (one component across all rows at a
+  // time); these buffers persist across iterations.
+  Mat zt, bt;
+  // One factor update of z (k x cols) for the system (g, b); returns the
+  // projected-gradient violation at the entry point (the stopping measure).
   auto update = [&](Mat& z, const Mat& g, const Mat& b) {
-    if (p.method == Method::anls) {
-      const double first = violation(z, g, b, p.threads);
-      nnls_solve(z, g, b, p.nnls_tol, p.nnls_passes, p.threads);
-      return first;
+    switch (p.method) {
+      case Method::anls: {
+        const double first = violation(z, g, b, p.threads);
+        nnls_bpp(z, g, b, p.threads, true);
+        return first;
+      }
+      case Method::hals: {
+        zt = z.transpose();
+        bt = b.transpose();
+        const double first =
+            hals_update(zt, g, bt, p.threads, p.inner, p.inner_tol);
+        z = zt.transpose();
+        return first;
+      }
+      default: {
+        const double first = detail::mu_pass(z, g, b, mu_eps, p.threads);
+        for (int l = 2; l <= p.inner; ++l)
+          if (detail::mu_pass(z, g, b, mu_eps, p.threads) <=
+              p.inner_tol * first)
+            break;
+        return first;
+      }
     }
-    auto pass = [&]() {
-      return p.method == Method::hals
-                 ? cd_pass(z, g, b, p.threads)
-                 : detail::mu_pass(z, g, b, mu_eps, p.threads);
-    };
-    const double first = pass();
-    for (int l = 2; l <= p.inner; ++l)
-      if (pass() <= p.inner_tol * first) break;
-    return first;
   };
 
   Result r;
@@ -114,7 +148,26 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   Mat hht = r.H * r.H.transpose(), wtw, b;
   // the last finite iterate, restored when an update overflows
   Mat wt_prev, h_prev;
+  // With extrapolation, (wt, r.H) are the points an iteration starts from
+  // and (wt_plain, h_plain) the last accepted plain iterate, which is what
+  // the fit returns.
+  Mat wt_plain, h_plain;
+  if (p.extrapolate) {
+    wt_plain = wt;
+    h_plain = r.H;
+  }
+  detail::Extrapolation ex;
+  bool pushed = false;  // (wt, r.H) is a pushed point, not a plain iterate
+  // Pushes stop for good once the violation is within sqrt(tol) of the
+  // first: near the optimum, pushes along the scaling ambiguity of (W, H)
+  // change the loss by rounding only and keep the violation from falling,
+  // so the last stretch to `tol` runs plain.
+  bool pushing = p.extrapolate;
+  double first_viol = -1.0;
   RelativeTest test(p.tol);
+  auto push = [&](const Mat& z, const Mat& old) -> Mat {
+    return (z + ex.beta * (z - old)).cwiseMax(0.0);
+  };
   auto step = [&](int) {
     wt_prev = wt;
     h_prev = r.H;
@@ -126,14 +179,47 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     hht = r.H * r.H.transpose();
     StepOutcome o;
     o.loss = relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
-    o.finite = std::isfinite(viol);
-    o.converged = o.finite && test(viol);
+    o.finite = std::isfinite(viol) && std::isfinite(o.loss);
+    if (!p.extrapolate || !o.finite) {
+      o.converged = o.finite && test(viol);
+      return o;
+    }
+    if (!ex.accept(o.loss, pushed)) {
+      // the pushed point did worse than the plain iterate: start again from
+      // the plain iterate (the fit stays where it was), with a smaller beta
+      wt = wt_plain;
+      r.H = h_plain;
+      hht = r.H * r.H.transpose();
+      pushed = false;
+      o.loss = ex.best;
+      return o;
+    }
+    o.converged = test(viol);
+    if (first_viol < 0.0) first_viol = viol;
+    if (pushing && viol <= std::sqrt(p.tol) * first_viol) pushing = false;
+    if (!pushing) {
+      wt_plain = wt;  // what the fit returns
+      h_plain = r.H;
+      pushed = false;
+      return o;
+    }
+    Mat wt_next = push(wt, wt_plain), h_next = push(r.H, h_plain);
+    wt_plain = std::move(wt);
+    h_plain = r.H;
+    wt = std::move(wt_next);
+    r.H = std::move(h_next);
+    hht = r.H * r.H.transpose();
+    pushed = true;
     return o;
   };
   drive(p.max_iter, hooks, r, step, [&]() {
     wt = wt_prev;
     r.H = h_prev;
   });
+  if (p.extrapolate) {
+    wt = std::move(wt_plain);
+    r.H = std::move(h_plain);
+  }
   r.W = wt.transpose();
   return r;
 }
