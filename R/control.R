@@ -162,7 +162,8 @@ control_extras <- list(
 # and method-dependent defaults live in manifold_control().
 manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
                        "kernel", "split", "beta", "w_g", "mu_z", "gamma",
-                       "ds3_max_iter", "rank_norm", "keep_z", "labels")
+                       "ds3_max_iter", "rank_norm", "rank_on", "nbr",
+                       "inner_z_iter", "keep_z", "labels")
 control_extras[manifold_settings] <- list(list(
   check = function(x, arg, call) x
 ))

@@ -72,22 +72,33 @@
 #'   constant features to 0).
 #' @param control [nmf_control()] settings: `max_iter` (default 1000),
 #'   `tol` (default per method, see above), `threads`, `verbose`.
-#' @param ... Variant knobs (also accepted inside `control`): `sign_compat`
-#'   (`FALSE`), `mu0` (`1e-3`), `rho` (1.05), `mu_max` (`1e10`), `min_iter`
-#'   (30), `labels` (`"argmax"` or `"kmeans"` on `G`); for SMRMF and
-#'   f-SMRMF `kernel` (`"selftune"` `exp(-d^2/(s_i s_j))`, `"sigma_i2"`,
-#'   `"sigma_i"`, or `"euclidean"`: squared distances over their maximum,
-#'   SMRMF-Euc), `split` (`TRUE`; `FALSE` is SMRMF-NS: no l1,inf split, every
-#'   point may be an exemplar), `beta` (1, weight of the input
-#'   dissimilarities), `w_g` (weight of the codes' dissimilarities, default
-#'   `lambda / 2`), `mu_z` (0.1), `gamma` (f-SMRMF; default the CAN rule),
-#'   `ds3_max_iter` (3000), `rank_norm` (`"l2"` or `"linf"`) and `keep_z`
-#'   (`FALSE`; `TRUE` keeps `Z` in the fit).
+#' @param ... Variant knobs (also accepted inside `control`); a knob the
+#'   method does not read is an error. All methods: `min_iter` (30) and
+#'   `labels` (`"argmax"` or `"kmeans"` on `G`). The ALM methods
+#'   (`"rmnmf"`, `"smrmf"`, `"fsmrmf"`): `sign_compat` (`FALSE`), `mu0`
+#'   (`1e-3`), `rho` (1.05), `mu_max` (`1e10`). SMRMF and f-SMRMF: `kernel`
+#'   (`"selftune"` `exp(-d^2/(s_i s_j))`, `"sigma_i2"`, `"sigma_i"`, or
+#'   `"euclidean"`: squared distances over their maximum, SMRMF-Euc), `beta`
+#'   (1, weight of the input dissimilarities), `w_g` (weight of the codes'
+#'   dissimilarities, default `lambda / 2`), `rank_norm` (`"l2"` or
+#'   `"linf"`: how rows of `Z` are ranked to pick the exemplars), `nbr` (the
+#'   neighbours of an exemplar `i` in the selective graph: `"zrow"`, the `k`
+#'   largest entries of row `i` of `Z` with weights `z_ij`, the default;
+#'   `"knn"`, the `k` nearest points of `i` in input space with weights
+#'   `z_ij`; `"knn_kernel"`, the same neighbours with weights `1 - D_X / 2`,
+#'   the input kernel similarity) and `keep_z` (`FALSE`; `TRUE` keeps `Z` in
+#'   the fit). SMRMF only: `split` (`TRUE`; `FALSE` is SMRMF-NS: no l1,inf
+#'   split, every point may be an exemplar), `mu_z` (0.1), `ds3_max_iter`
+#'   (3000, the DS3 start), `rank_on` (`"z"`, or `"c"`: rank the rows of the
+#'   l1,inf-projected split `C`, whose non-exemplar rows are zero) and
+#'   `inner_z_iter` (1: ADMM passes of the exemplar block per iteration).
+#'   f-SMRMF only: `gamma` (default the CAN rule).
 #' @return An object of class `c("nmfkit_manifold", "nmfkit")` with the
 #'   common fields and `method`, `lambda`, `k`, `weight`, `labels` (an integer
 #'   cluster per point), `G` (points x `rank`), `graph` (the affinity,
 #'   sparse), `residual` and `mu` (ALM traces), `preprocess`, `exemplars`
-#'   (SMRMF: the ranked exemplar points) and `Z` (with `keep_z = TRUE`).
+#'   (SMRMF: the ranked exemplar points), `Z` and, for `"smrmf"`, its
+#'   l1,inf split `C` (both with `keep_z = TRUE`).
 #' @references Cai, D., He, X., Han, J. and Huang, T. S. (2011). Graph
 #'   regularized nonnegative matrix factorization for data representation.
 #'   IEEE TPAMI 33(8), 1548-1560.
@@ -172,7 +183,7 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
              loss_name = "objective", method = method, lambda = lambda, k = k,
              weight = weight, labels = labels, G = G, graph = fit$graph,
              residual = fit$residual, mu = fit$mu,
-             exemplars = fit$exemplars, Z = fit$Z,
+             exemplars = fit$exemplars, Z = fit$Z, C = fit$C,
              preprocess = prep$preprocess,
              image_dim = prep$image_dim)
 }
@@ -220,6 +231,7 @@ manifold_control <- function(control, method, knobs,
   }
   control <- check_control(control, default = nmf_control(max_iter = 1000),
                            fn = "nmf_manifold", call = call)
+  check_manifold_knobs(control, method, call)
   if (!isTRUE(control$tol_set) && !"tol" %in% names(knobs)) {
     control$tol <- if (method == "gnmf") 1e-5 else 1e-8
   }
@@ -251,12 +263,43 @@ manifold_control <- function(control, method, knobs,
   control$rank_norm <- check_choice(control$rank_norm %||% "l2",
                                     c("l2", "linf"), arg = "rank_norm",
                                     call = call)
+  control$rank_on <- check_choice(control$rank_on %||% "z", c("z", "c"),
+                                  arg = "rank_on", call = call)
+  control$nbr <- check_choice(control$nbr %||% "zrow",
+                              c("zrow", "knn", "knn_kernel"), arg = "nbr",
+                              call = call)
+  control$inner_z_iter <- check_count(control$inner_z_iter %||% 1L, min = 1,
+                                      max = 1000, arg = "inner_z_iter",
+                                      call = call, what = "control")
   control$keep_z <- check_flag(control$keep_z %||% FALSE, arg = "keep_z",
                                call = call)
   control$labels <- check_choice(control$labels %||% "argmax",
                                  c("argmax", "kmeans"), arg = "labels",
                                  call = call)
   control
+}
+
+# The knobs each method reads; a knob given to another method is an error
+# (a misplaced setting, like those check_control() rejects), never ignored.
+manifold_knobs <- local({
+  alm <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat", "labels")
+  learnt <- c(alm, "kernel", "beta", "w_g", "rank_norm", "nbr", "keep_z")
+  list(gnmf = c("min_iter", "labels"), rmnmf = alm,
+       smrmf = c(learnt, "split", "mu_z", "ds3_max_iter", "rank_on",
+                 "inner_z_iter"),
+       fsmrmf = c(learnt, "gamma"))
+})
+
+check_manifold_knobs <- function(control, method, call) {
+  given <- intersect(names(control)[!vapply(control, is.null, logical(1))],
+                     manifold_settings)
+  foreign <- setdiff(given, manifold_knobs[[method]])
+  if (!length(foreign)) return(invisible(NULL))
+  users <- names(manifold_knobs)[vapply(manifold_knobs, function(k)
+    foreign[1] %in% k, logical(1))]
+  abort_nmfkit(c("{.code {foreign[1]}} is not a setting of {.code method = \"{method}\"}.",
+                 "i" = "It is read by {.or {.val {users}}}."),
+               "control", call = call)
 }
 
 # The k-NN affinity of the columns of x (sparse).

@@ -321,3 +321,63 @@ TEST_CASE("SMRMF family: Z columns on the simplex, exemplars, 1 == 2 threads") {
     CHECK((wd - wd.transpose()).cwiseAbs().maxCoeff() < 1e-15);
   }
 }
+
+TEST_CASE("SMRMF nbr options: edges are exemplars' input neighbours") {
+  const Mat x = nmfkit_test::runif(3, 50, 23);
+  nmfkit::NullHooks hooks;
+  const int k = 4, s = 5;
+  const nmfkit::Knn nb = nmfkit::knn(x, k, 1);
+  const Mat dt = nmfkit::detail::kernel_dissimilarity(
+      x, k, nmfkit::ZKernel::selftune, 1);
+  for (auto nbr : {nmfkit::ZNeighbours::knn, nmfkit::ZNeighbours::knn_kernel}) {
+    nmfkit::SmrmfParams p;
+    p.k = k;
+    p.exemplars = s;
+    p.nbr = nbr;
+    p.alm.max_iter = 20;
+    p.ds3_max_iter = 100;
+    p.keep_z = true;
+    const nmfkit::ManifoldResult r = nmfkit::smrmf(
+        x, nmfkit_test::runif(3, 2, 24), nmfkit_test::runif(50, 2, 25), p,
+        hooks);
+    // the affinity rebuilt from its definition: W~_ij for exemplar i and
+    // its input neighbour j, W = (W~ + W~') / 2
+    Mat want = Mat::Zero(50, 50);
+    for (int i : r.exemplars)
+      for (int q = 0; q < k; ++q) {
+        const int j = nb.idx(q, i);
+        const double w = nbr == nmfkit::ZNeighbours::knn ? r.Z(i, j)
+                                                          : 1.0 - dt(i, j) / 2;
+        want(i, j) += w / 2;
+        want(j, i) += w / 2;
+      }
+    CHECK((Mat(r.graph) - want).cwiseAbs().maxCoeff() < 1e-14);
+    CHECK(r.graph.nonZeros() > 0);
+  }
+}
+
+TEST_CASE("SMRMF rank_on: exemplars are the rows of Z or of C by norm") {
+  const Mat x = nmfkit_test::runif(2, 60, 26);
+  nmfkit::NullHooks hooks;
+  for (bool on_c : {false, true}) {
+    nmfkit::SmrmfParams p;
+    p.k = 6;
+    p.exemplars = 6;
+    p.rank_on_c = on_c;
+    p.alm.max_iter = 15;
+    p.ds3_max_iter = 100;
+    p.keep_z = true;
+    const nmfkit::ManifoldResult r = nmfkit::smrmf(
+        x, nmfkit_test::runif(2, 2, 27), nmfkit_test::runif(60, 2, 28), p,
+        hooks);
+    const Mat& m = on_c ? r.C : r.Z;
+    const std::vector<int> ranked = nmfkit::detail::rank_rows(m, false);
+    CHECK(std::equal(r.exemplars.begin(), r.exemplars.end(), ranked.begin()));
+    // every exemplar's row outranks every other row
+    const double last = m.row(r.exemplars.back()).norm();
+    for (Index i = 0; i < 60; ++i)
+      if (std::find(r.exemplars.begin(), r.exemplars.end(), i) ==
+          r.exemplars.end())
+        CHECK(m.row(i).norm() <= last);
+  }
+}

@@ -155,6 +155,14 @@ inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
   p.gamma = ctrl_dbl(control, "gamma");
   p.ds3_max_iter = ctrl_int(control, "ds3_max_iter");
   p.rank_linf = Rcpp::as<std::string>(control["rank_norm"]) == "linf";
+  p.rank_on_c = Rcpp::as<std::string>(control["rank_on"]) == "c";
+  p.nbr = lookup<nmfkit::ZNeighbours>(
+      Rcpp::as<std::string>(control["nbr"]),
+      {{"zrow", nmfkit::ZNeighbours::zrow},
+       {"knn", nmfkit::ZNeighbours::knn},
+       {"knn_kernel", nmfkit::ZNeighbours::knn_kernel}},
+      "nbr");
+  p.inner_z_iter = ctrl_int(control, "inner_z_iter");
   p.keep_z = Rcpp::as<bool>(control["keep_z"]);
   return p;
 }

@@ -86,6 +86,9 @@ Rcpp::List r_smrmf(const Eigen::Map<Eigen::MatrixXd> x,
   std::vector<int> ex = r.exemplars;
   for (int& v : ex) ++v;
   out["exemplars"] = ex;
-  if (p.keep_z) out["Z"] = r.Z;
+  if (p.keep_z) {
+    out["Z"] = r.Z;
+    if (r.C.size() > 0) out["C"] = r.C;
+  }
   return out;
 }

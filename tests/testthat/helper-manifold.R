@@ -28,30 +28,3 @@ gnmf_objective <- function(x, W, H, s, lambda) {
   lap <- diag(rowSums(s)) - s
   sum((x - W %*% H)^2) + lambda * sum(diag(H %*% lap %*% t(H)))
 }
-
-# The UCI sets of the paper as features x points (min-max is done by the
-# fit) and their classes.
-uci_set <- function(name) {
-  switch(name,
-    ionosphere = {
-      e <- new.env()
-      utils::data("Ionosphere", package = "mlbench", envir = e)
-      d <- e$Ionosphere
-      x <- d[, setdiff(names(d), c("V2", "Class"))]
-      x$V1 <- as.numeric(as.character(x$V1))
-      list(x = t(as.matrix(x)), y = d$Class)
-    },
-    sonar = {
-      e <- new.env()
-      utils::data("Sonar", package = "mlbench", envir = e)
-      d <- e$Sonar
-      list(x = t(as.matrix(d[, names(d) != "Class"])), y = d$Class)
-    },
-    musk = {
-      e <- new.env()
-      utils::data("musk", package = "kernlab", envir = e)
-      d <- e$musk
-      list(x = t(as.matrix(d[, names(d) != "Class"])), y = d$Class)
-    }
-  )
-}

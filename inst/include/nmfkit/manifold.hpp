@@ -30,6 +30,7 @@ struct ManifoldResult : Result {
   SpMat graph;                 // the final affinity (SMRMF: selective)
   std::vector<int> exemplars;  // SMRMF / f-SMRMF: ranked, 0-based
   Mat Z;                       // SMRMF / f-SMRMF: the encoding, if kept
+  Mat C;                       // SMRMF: its l1,inf split, if kept
 };
 
 /// Settings of GNMF. Stopping (Cai's GNMF_Multi): m <- r m + (1 - r) J_t

@@ -26,6 +26,11 @@ enum class SmrmfKind { smrmf, fast, ns };
 /// exp(-d^2/(2 s_i^2)) symmetrised, exp(-d^2/s_i); or squared Euclidean
 /// distances divided by their maximum (SMRMF-Euc).
 enum class ZKernel { selftune, sigma_i2, sigma_i, euclidean };
+/// Neighbours of an exemplar i in the selective graph (3.6): the k largest
+/// entries of row i of Z (zrow); or i's k nearest points in input space,
+/// weighted by z_ij (knn) or by the input kernel K_X(i, j) = 1 - D~_X / 2
+/// (knn_kernel).
+enum class ZNeighbours { zrow, knn, knn_kernel };
 
 struct SmrmfParams {
   AlmParams alm;
@@ -40,6 +45,9 @@ struct SmrmfParams {
   int ds3_max_iter = 3000;
   double ds3_tol = 1e-7;
   bool rank_linf = false;  // rank rows of Z by max instead of 2-norm
+  bool rank_on_c = false;  // rank rows of the split C instead of Z (smrmf, ns)
+  ZNeighbours nbr = ZNeighbours::zrow;
+  int inner_z_iter = 1;    // exemplar-block ADMM passes per iteration
   bool keep_z = false;
 };
 
@@ -165,6 +173,55 @@ inline SpMat selective_graph(const Mat& z, const std::vector<int>& ranked,
   return w;
 }
 
+/// Input-space neighbourhoods of every point for nbr = knn / knn_kernel:
+/// the k nearest other points (Euclidean, ties to the lower index) and,
+/// for knn_kernel, the kernel similarity kx(r, j) = 1 - D~_X / 2 between
+/// point j and its (r+1)-th neighbour.
+struct InputNeighbours {
+  Knn nb;
+  Mat kx;
+};
+
+inline InputNeighbours input_neighbours(const Eigen::Ref<const Mat>& x,
+                                        const Mat& d_tilde, int k,
+                                        bool kernel_weights, int threads) {
+  InputNeighbours out;
+  out.nb = knn(x, k, threads);
+  if (kernel_weights) {
+    out.kx.resize(k, x.cols());
+    for (Index j = 0; j < x.cols(); ++j)
+      for (int r = 0; r < k; ++r)
+        out.kx(r, j) = 1.0 - 0.5 * d_tilde(out.nb.idx(r, j), j);
+  }
+  return out;
+}
+
+/// The selective affinity with input-space neighbourhoods: for each of the
+/// first s ranked rows i, its k nearest points j give W~_ij = z_ij (or
+/// K_X(i, j) with kernel weights); W = (W~ + W~') / 2, zero weights dropped.
+inline SpMat selective_graph_knn(const Mat& z, const InputNeighbours& in,
+                                 const std::vector<int>& ranked, int s) {
+  const Index n = z.rows();
+  const Index k = in.nb.idx.rows();
+  const bool kernel_weights = in.kx.size() > 0;
+  std::vector<Eigen::Triplet<double>> t;
+  for (int q = 0; q < s && q < static_cast<int>(ranked.size()); ++q) {
+    const int i = ranked[static_cast<size_t>(q)];
+    for (Index r = 0; r < k; ++r) {
+      const int j = in.nb.idx(r, i);
+      const double w = kernel_weights ? in.kx(r, i) : z(i, j);
+      if (!(w > 0.0)) continue;
+      t.emplace_back(i, j, 0.5 * w);
+      t.emplace_back(j, i, 0.5 * w);
+    }
+  }
+  SpMat w(n, n);
+  w.setFromTriplets(t.begin(), t.end());
+  w.prune(0.0);
+  w.makeCompressed();
+  return w;
+}
+
 /// The DS3 block: Z, its split C and multiplier L for
 /// min <D, Z> s.t. Z >= 0, 1'Z = 1', ||C||_{1,inf} <= tau, Z = C.
 struct Ds3State {
@@ -199,15 +256,31 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
   require(f0.rows() == x.rows() && g0.rows() == n && g0.cols() == c && c >= 1,
           "smrmf: F must be p x c and G n x c");
   require(p.k >= 1 && p.k < n && p.exemplars >= 1 && p.exemplars <= n &&
-              p.mu_z > 0 && p.beta >= 0 && p.alm.max_iter >= 1,
+              p.mu_z > 0 && p.beta >= 0 && p.alm.max_iter >= 1 &&
+              p.inner_z_iter >= 1 &&
+              !(p.rank_on_c && p.kind == SmrmfKind::fast),
           "smrmf: params");
   const double w_g = p.w_g >= 0 ? p.w_g : p.alm.lambda / 2.0;
   const double tau = static_cast<double>(p.exemplars);
   const int th = p.alm.threads;
-  const Mat dx = p.beta * detail::kernel_dissimilarity(x, p.k, p.kernel, th);
+  Mat dx = detail::kernel_dissimilarity(x, p.k, p.kernel, th);
+  detail::Ds3State ds;
+  detail::InputNeighbours in;
+  if (p.nbr != ZNeighbours::zrow)
+    in = detail::input_neighbours(x, dx, p.k,
+                                  p.nbr == ZNeighbours::knn_kernel, th);
+  dx *= p.beta;
+  // (3.6) on the rows ranked by norm (of Z, or of its split C)
+  auto selective = [&](const std::vector<int>& ranked, int s) {
+    return p.nbr == ZNeighbours::zrow
+               ? detail::selective_graph(ds.z, ranked, s, p.k)
+               : detail::selective_graph_knn(ds.z, in, ranked, s);
+  };
+  auto ranking = [&]() {
+    return detail::rank_rows(p.rank_on_c ? ds.c : ds.z, p.rank_linf);
+  };
 
   // start: DS3 on the input-space dissimilarities
-  detail::Ds3State ds;
   if (p.kind == SmrmfKind::fast) {
     const double g0c = p.gamma > 0 ? p.gamma : detail::can_gamma(dx, p.k, th);
     ds.z = -dx / (2.0 * g0c);
@@ -231,9 +304,9 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
       return o;
     });
   }
-  std::vector<int> ranked = detail::rank_rows(ds.z, p.rank_linf);
+  std::vector<int> ranked = ranking();
   const int s = p.kind == SmrmfKind::ns ? static_cast<int>(n) : p.exemplars;
-  SpMat w = detail::selective_graph(ds.z, ranked, s, p.k);
+  SpMat w = selective(ranked, s);
   SpMat lap = laplacian(w);
 
   detail::AlmState st;
@@ -253,10 +326,11 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
       ds.z = -dh / (2.0 * gam);
       project_simplex_columns(ds.z, th);
     } else {
-      ds.step(dh, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th);
+      for (int q = 0; q < p.inner_z_iter; ++q)
+        ds.step(dh, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th);
     }
-    ranked = detail::rank_rows(ds.z, p.rank_linf);
-    w = detail::selective_graph(ds.z, ranked, s, p.k);
+    ranked = ranking();
+    w = selective(ranked, s);
     lap = laplacian(w);
     return StepOutcome{loss, it >= p.alm.min_iter && res <= p.alm.tol};
   });
@@ -266,7 +340,10 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
   r.graph = w;
   r.exemplars.assign(ranked.begin(),
                      ranked.begin() + std::min<Index>(p.exemplars, n));
-  if (p.keep_z) r.Z = ds.z;
+  if (p.keep_z) {
+    r.Z = ds.z;
+    r.C = ds.c;
+  }
   return r;
 }
 
