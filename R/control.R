@@ -27,7 +27,9 @@
 #'   violation of the iteration's first passes falls to `tol` times that of
 #'   the first iteration (scikit-learn's rule).
 #' * [nmf_stratified()]: an iteration makes `v_updates` shift updates, then
-#'   one multiplicative update of `H` and one of `W`. The fit stops when an
+#'   one multiplicative update of `H` and one of `W` (with
+#'   `update = "hals"`: the shifts' exact update, then `inner` passes over
+#'   `H` and over `W`). The fit stops when an
 #'   iteration lowers the loss by no more than `tol` times its value, but
 #'   only when `tol` is given: by default it runs `max_iter` iterations, as
 #'   the authors' code does.
@@ -65,6 +67,10 @@
 #'   plain HALS, as the paper does.
 #' * `eps` ([nmf_stratified()]): added to every denominator of the
 #'   multiplicative updates, at least 0 (default `1e-9`).
+#' * `update` ([nmf_stratified()]): `"multiplicative"` (default, the
+#'   paper's rules) or `"hals"` (exact block updates of the same objective:
+#'   shifts in closed form, then `inner` passes of coordinate descent over
+#'   `H` and over `W`; much faster to a given loss).
 #' * `h_start` ([nmf_shift()]): `"random"` (default) or `"zero"` starting
 #'   coefficients and shifts.
 #' * `fft_planner` ([nmf_shift()]): FFTW planner, `"estimate"` (default) or
@@ -76,8 +82,8 @@
 #'   reported above this multiple of the median significant coefficient, at
 #'   least 0 (default 0.5).
 #'
-#' `inner` is read by [nmf()], [nmf_joint()], [nmf_distance()] on a list and
-#' [nmf_shift()].
+#' `inner` is read by [nmf()], [nmf_joint()], [nmf_distance()] on a list,
+#' [nmf_shift()] and [nmf_stratified()] with `update = "hals"`.
 #'
 #' @param tol Stopping tolerance, at least 0; see the table for what it
 #'   measures in each function. `0` runs `max_iter` iterations.
@@ -95,7 +101,8 @@
 #'   (scikit-learn's `cd` solver); more passes reuse the Gram system while they
 #'   still pay off (Gillis and Glineur's accelerated HALS), which helps on
 #'   dense, ill-conditioned problems. For [nmf_shift()] it is the default of
-#'   its argument `inner`.
+#'   its argument `inner`; for [nmf_stratified()] with `update = "hals"` the
+#'   default is 1 (plain HALS).
 #' @param ... Named settings that particular functions read (see above).
 #' @return A list of class `nmfkit_control`.
 #' @examples
@@ -141,6 +148,10 @@ control_extras <- list(
   eps = list(default = 1e-9, check = function(x, arg, call) {
     check_number(x, min = 0, arg = arg, call = call, what = "control")
   }),
+  update = list(default = "multiplicative", check = function(x, arg, call) {
+    check_choice(x, c("multiplicative", "hals"), arg = arg, call = call,
+                 what = "control")
+  }),
   h_start = list(default = "random", check = function(x, arg, call) {
     check_choice(x, c("random", "zero"), arg = arg, call = call,
                  what = "control")
@@ -173,7 +184,7 @@ control_readers <- list(
   nmf = c("inner", "extrapolate"),
   nmf_joint = "inner",
   nmf_distance = "inner",
-  nmf_stratified = "eps",
+  nmf_stratified = c("eps", "update", "inner"),
   nmf_shift = c("inner", "h_start", "fft_planner", "keep",
                 "instance_threshold"),
   nmf_wasserstein = character(),

@@ -23,6 +23,14 @@
 #' denominators scale), and nothing to the numerators: an entry that reaches zero stays zero (for example the
 #' shift of a feature that is zero throughout its stratum).
 #'
+#' `nmf_control(update = "hals")` fits the same model by exact block
+#' updates instead: each shift in closed form (the mean over its stratum of
+#' what `W H_i` leaves, clipped at zero), then coordinate-descent passes
+#' over `H` and over `W` (as [nmf()]'s HALS; `inner` passes, by default 1).
+#' It reaches a given loss in far fewer iterations than the
+#' multiplicative rules (see `bench/README.md`) and adds no `eps`;
+#' `update_order` and `v_updates` do not apply to it.
+#'
 #' The paper stores samples as rows; nmfkit stores them as columns, so the
 #' paper's `H` is `t(W)` here and its `W(i)` is `t(H_i)`.
 #'

@@ -100,6 +100,38 @@ cat(sprintf("  final normalised loss: numpy %.3e, nmfkit Jacobi %.3e, Gauss-Seid
             utils::tail(runs$gauss_seidel_1$fit$normalized_loss, 1)))
 cat("  final v means (Gauss-Seidel):",
     format(colMeans(runs$gauss_seidel_1$fit$V), digits = 3), "\n")
+
+# Time to the authors' final loss: the loss of the multiplicative rules after
+# `iters` iterations (nmfkit's Jacobi trace, which matches numpy's), reached
+# by update = "hals" from the same start. Paired runs alternate numpy's
+# `iters` iterations with the HALS fit stopped at that loss; the ratio is
+# the median of the per-pair ratios (elapsed time).
+target <- utils::tail(jac$loss, 1)
+hals_fit <- function(max_iter) {
+  nmf_stratified(x, rank = r, init = start,
+                 control = nmf_control(max_iter = max_iter, update = "hals"))
+}
+hit <- which(hals_fit(iters)$loss <= target)[1]
+if (is.na(hit)) {
+  cat("  update = \"hals\" did not reach the multiplicative rules' loss\n")
+} else {
+  t_np <- t_hals <- numeric(5)
+  for (i in seq_along(t_np)) {
+    t_np[i] <- run_numpy()[2]
+    t0 <- proc.time()[["elapsed"]]
+    invisible(hals_fit(hit))
+    t_hals[i] <- proc.time()[["elapsed"]] - t0
+  }
+  cat(sprintf(paste0(
+    "  time to the multiplicative rules' loss after %d iterations ",
+    "(%.6g):\n    numpy %d iterations: median %.3f s; nmfkit ",
+    "update = \"hals\", %d iterations: median %.4f s;\n",
+    "    ratio (median of %d paired runs) %.0fx; load average %s\n"),
+    iters, target, iters, stats::median(t_np), hit, stats::median(t_hals),
+    length(t_np), stats::median(t_np / t_hals),
+    paste(utils::head(strsplit(readLines("/proc/loadavg"), " ")[[1]], 3),
+          collapse = " ")))
+}
 unlink(dir, recursive = TRUE)
 
 if (identical(args[2], "synthetic")) {

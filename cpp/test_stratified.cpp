@@ -279,3 +279,56 @@ TEST_CASE("stratified: scaling the data scales the fit (relative eps)") {
   CHECK((b.V / c - a.V).norm() < 1e-8 * a.V.norm());
   CHECK(b.loss.back() / c == doctest::Approx(a.loss.back()).epsilon(1e-10));
 }
+
+namespace {
+
+nmfkit::StratifiedResult fit_hals(const Problem& p, int iters,
+                                  int threads = 1, double tol = 0.0) {
+  nmfkit::StratifiedParams par;
+  par.rule = nmfkit::StratifiedRule::hals;
+  par.max_iter = iters;
+  par.threads = threads;
+  par.tol = tol;
+  nmfkit::NullHooks hooks;
+  const nmfkit::DenseData data(p.x);
+  return nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, hooks);
+}
+
+}  // namespace
+
+TEST_CASE("stratified hals: non-increasing, the direct loss, nonnegative") {
+  const Problem p = make_problem(5);
+  const auto a = fit_hals(p, 200);
+  REQUIRE(a.loss.size() == 200);
+  for (size_t i = 1; i < a.loss.size(); ++i)
+    CHECK(a.loss[i] <= a.loss[i - 1] * (1.0 + 1e-12));
+  CHECK(direct_loss(p, a) == doctest::Approx(a.loss.back()).epsilon(1e-8));
+  CHECK((a.W.array() >= 0).all());
+  CHECK((a.H.array() >= 0).all());
+  CHECK((a.V.array() >= 0).all());
+  CHECK(a.loss.back() < a.initial_loss);
+}
+
+TEST_CASE("stratified hals: 1 == 2 threads, scale equivariant") {
+  const Problem big = make_problem(4, 500, 4, 250, 8, 0.3);
+  const auto a = fit_hals(big, 10, 1);
+  const auto b = fit_hals(big, 10, 2);
+  CHECK(a.W == b.W);
+  CHECK(a.H == b.H);
+  CHECK(a.V == b.V);
+  CHECK(a.loss == b.loss);
+
+  const Problem p = make_problem(8);
+  Problem q = p;
+  const double c = 1e-12;
+  q.x *= c;
+  q.w *= std::sqrt(c);
+  q.h *= std::sqrt(c);
+  q.v *= c;
+  const auto u = fit_hals(p, 500, 1, 1e-6);
+  const auto v = fit_hals(q, 500, 1, 1e-6);
+  CHECK(u.iterations == v.iterations);
+  CHECK(u.status == v.status);
+  CHECK((v.W / std::sqrt(c) - u.W).norm() < 1e-8 * u.W.norm());
+  CHECK((v.V / c - u.V).norm() < 1e-8 * u.V.norm());
+}

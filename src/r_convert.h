@@ -74,6 +74,13 @@ inline nmfkit::StratifiedParams stratified_params(const Rcpp::List& control,
   p.tol = Rcpp::as<bool>(control["tol_set"]) ? ctrl_dbl(control, "tol") : 0.0;
   p.eps = ctrl_dbl(control, "eps");
   p.threads = ctrl_int(control, "threads");
+  p.rule = lookup<nmfkit::StratifiedRule>(
+      Rcpp::as<std::string>(control["update"]),
+      {{"multiplicative", nmfkit::StratifiedRule::multiplicative},
+       {"hals", nmfkit::StratifiedRule::hals}},
+      "update");
+  if (control.containsElementNamed("inner") && !Rf_isNull(control["inner"]))
+    p.inner = ctrl_int(control, "inner");
   return p;
 }
 

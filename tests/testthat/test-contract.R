@@ -98,7 +98,7 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_control"),
     list("nmf_stratified",
          quote(nmf_stratified(f$sets, rank = 2,
-                              control = nmf_control(inner = 2))),
+                              control = nmf_control(h_start = "zero"))),
          "nmfkit_error_control"),
     list("nmf_stratified$update_order",
          quote(nmf_stratified(f$sets, rank = 2, update_order = "gauss")),

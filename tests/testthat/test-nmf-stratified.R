@@ -276,3 +276,49 @@ test_that("bad inputs give classed errors", {
     predict(fit, xm[-1, ], strata = g)
   })
 })
+
+test_that("update = \"hals\" fits the same model, monotone and below MU", {
+  set.seed(2311)
+  x <- stratified_synthetic()
+  set.seed(5)
+  fit <- nmf_stratified(x, rank = 5,
+                        control = nmf_control(max_iter = 300,
+                                              update = "hals"))
+  set.seed(5)
+  mu <- nmf_stratified(x, rank = 5, control = nmf_control(max_iter = 300))
+  trace <- c(fit$initial_loss, fit$loss)
+  expect_true(all(diff(trace) <= 1e-12 * trace[-1]))
+  expect_equal(fit$initial_loss, mu$initial_loss)
+  expect_lt(utils::tail(fit$loss, 1), utils::tail(mu$loss, 1))
+  expect_equal(utils::tail(fit$loss, 1),
+               stratified_direct_loss(fit, do.call(cbind, x)),
+               tolerance = 1e-8)
+  expect_true(all(fit$W >= 0) && all(fit$H >= 0) && all(fit$V >= 0))
+  expect_error(nmf_control(update = "fast"), class = "nmfkit_error_control")
+  expect_error(nmf(x[[1]], 2, control = nmf_control(update = "hals")),
+               class = "nmfkit_error")
+})
+
+test_that("update = \"hals\" is scale-equivariant and thread-independent", {
+  set.seed(1)
+  x <- lapply(stratified_small(zeros = 0), function(m) {
+    m + matrix(stats::runif(length(m)), nrow(m)) * 0.3
+  })
+  ctl <- nmf_control(max_iter = 2000, tol = 1e-6, update = "hals")
+  set.seed(4)
+  ref <- nmf_stratified(x, rank = 2, control = ctl)
+  expect_identical(ref$status, "converged")
+  for (c in c(1e-6, 1e6)) {
+    set.seed(4)
+    fit <- nmf_stratified(lapply(x, `*`, c), rank = 2, control = ctl)
+    lab <- sprintf("c = %g", c)
+    expect_identical(fit$iterations, ref$iterations, label = lab)
+    expect_equal(fit$W / sqrt(c), ref$W, tolerance = 1e-6, label = lab)
+    expect_equal(fit$V / c, ref$V, tolerance = 1e-6, label = lab)
+  }
+  ctl$threads <- 2L
+  set.seed(4)
+  two <- nmf_stratified(x, rank = 2, control = ctl)
+  expect_identical(two$W, ref$W)
+  expect_identical(two$loss, ref$loss)
+})
