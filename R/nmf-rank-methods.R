@@ -89,7 +89,7 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
     graphics::plot(s$rank, s$mean, type = "b", pch = 19, ylim = range(lo, hi),
                    xlab = "rank", ylab = "held-out relative error",
                    main = "Cross-validation", ...)
-    ok <- s$se > 0
+    ok <- hi - lo > 1e-3 * diff(range(lo, hi))
     if (any(ok)) {
       graphics::arrows(s$rank[ok], lo[ok], s$rank[ok], hi[ok], angle = 90,
                        code = 3, length = 0.04)

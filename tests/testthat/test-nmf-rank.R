@@ -96,3 +96,14 @@ test_that("sequential, multisession and batchtools give the same numbers", {
   future::plan(future.batchtools::batchtools_local)
   expect_identical(run(), seq_cv)
 })
+
+test_that("consensus runs stratified NMF; cv needs a fit that takes masks", {
+  x <- withr::with_seed(9, matrix(runif(30 * 20), 30))
+  s <- rep(c("a", "b"), each = 10)
+  set.seed(9)
+  r <- nmf_rank(x, 2:3, method = "consensus", fit = nmf_stratified,
+                strata = s, nrun = 2, control = nmf_control(max_iter = 10))
+  expect_identical(r$results$rank, 2:3)
+  expect_error(nmf_rank(x, 2:3, fit = nmf_stratified, strata = s),
+               class = "nmfkit_error_fit")
+})
