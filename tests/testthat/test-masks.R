@@ -154,3 +154,31 @@ test_that("bad weights and masks give classed errors naming them", {
   expect_snapshot(nmf(x, 2, weights = replace(x, 3, -1)), error = TRUE)
   expect_error(nmf(replace(x, 1, NA), 2), class = "nmfkit_error_nonfinite")
 })
+
+test_that("many missing entries are filled in: loss decreases, recovery", {
+  # 30 % of all entries of sparse planted data masked: more missing entries
+  # (x rank) than 4 x stored ones, so the solver fills them in with its
+  # predictions (the EM step) instead of correcting Gram matrices
+  set.seed(5)
+  w0 <- matrix(runif(200 * 3), 200) * (runif(600) < 0.15)
+  h0 <- matrix(runif(3 * 100), 3) * (runif(300) < 0.3)
+  w0[cbind(1:3, 1:3)] <- 2
+  h0[cbind(1:3, 1:3)] <- 2
+  x0 <- w0 %*% h0
+  x <- Matrix::drop0(methods::as(x0, "CsparseMatrix"))
+  held <- sample(length(x0), 0.3 * length(x0))
+  mk <- matrix(FALSE, 200, 100)
+  mk[held] <- TRUE
+  expect_gt(sum(mk) * 3, 4 * length(x@x))
+  losses <- vapply(c(1, 2, 5, 10), function(it) {
+    set.seed(1)
+    fit <- nmf(x, 3, mask = mk, control = nmf_control(max_iter = it, tol = 0))
+    masked_sq_loss(x0, 1 * !mk, fit)
+  }, numeric(1))
+  expect_true(all(diff(losses) <= 1e-12 * losses[-1]))
+  set.seed(1)
+  fit <- nmf(x, 3, mask = mk, method = "anls",
+             control = nmf_control(tol = 1e-12, max_iter = 3000))
+  err <- sqrt(sum((fitted(fit)[held] - x0[held])^2) / sum(x0[held]^2))
+  expect_lt(err, 1e-4)
+})
