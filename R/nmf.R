@@ -35,7 +35,11 @@
 #' Each row of `W` and column of `H` then solves its own nonnegative least
 #' squares problem, whose Gram matrix is the unmasked one corrected by one
 #' outer product per masked (or reweighted) entry of that row or column, so
-#' a few missing entries cost little. Every method (`"hals"`, `"mu"`,
+#' a few missing entries cost little. When missing entries outnumber four
+#' times the stored entries per component (the held-out zeros of sparse
+#' data), they are instead filled in with the current prediction at each
+#' update (the EM step for missing data, which still lowers the masked loss
+#' every iteration but may need more iterations). Every method (`"hals"`, `"mu"`,
 #' `"anls"`) works. Starting points are computed from `x` with missing
 #' entries set to 0. `fitted()` returns `W H` everywhere, so it fills in
 #' (imputes) the missing entries; `residuals()` is `NA` there. Every row and
