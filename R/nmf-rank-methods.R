@@ -84,12 +84,17 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
   }
   s <- summary(x)
   if (x$method == "cv") {
+    # log scale (errors span decades once the rank is right); bars that
+    # reach below zero are cut at a tenth of the smallest mean
+    log_y <- all(s$mean > 0)
     lo <- s$mean - s$se
+    if (log_y) lo <- pmax(lo, min(s$mean) / 10)
     hi <- s$mean + s$se
     graphics::plot(s$rank, s$mean, type = "b", pch = 19, ylim = range(lo, hi),
-                   xlab = "rank", ylab = "held-out relative error",
+                   log = if (log_y) "y" else "", xlab = "rank",
+                   ylab = "held-out relative error",
                    main = "Cross-validation", ...)
-    ok <- hi - lo > 1e-3 * diff(range(lo, hi))
+    ok <- hi / lo > 1.001
     if (any(ok)) {
       graphics::arrows(s$rank[ok], lo[ok], s$rank[ok], hi[ok], angle = 90,
                        code = 3, length = 0.04)
