@@ -93,6 +93,7 @@ test_that("sequential, multisession and batchtools give the same numbers", {
   expect_identical(run(), seq_cv)
   expect_identical(run("consensus"), seq_cons)
   skip_if_not_installed("future.batchtools")
+  withr::local_dir(withr::local_tempdir())  # batchtools writes .future/ here
   future::plan(future.batchtools::batchtools_local)
   expect_identical(run(), seq_cv)
 })
