@@ -41,6 +41,10 @@ r_smrmf <- function(x, f, g, lambda, fast, k, exemplars, control, callback) {
     .Call(`_nmfkit_r_smrmf`, x, f, g, lambda, fast, k, exemplars, control, callback)
 }
 
+r_nmf_masked <- function(x, w, h, method, control, callback, base, i, j, delta, value) {
+    .Call(`_nmfkit_r_nmf_masked`, x, w, h, method, control, callback, base, i, j, delta, value)
+}
+
 r_nmf <- function(x, w, h, method, control, callback) {
     .Call(`_nmfkit_r_nmf`, x, w, h, method, control, callback)
 }

@@ -8,7 +8,8 @@
 # data.frame, or sparse Matrix (returned as dgCMatrix, never densified).
 # Returns a double matrix or dgCMatrix with dimnames kept.
 check_data <- function(x, arg = rlang::caller_arg(x),
-                       call = rlang::caller_env(), allow_zero_matrix = FALSE) {
+                       call = rlang::caller_env(), allow_zero_matrix = FALSE,
+                       allow_na = FALSE) {
   if (missing(x)) {
     abort_nmfkit("{.arg {arg}} is missing: give the data matrix.", "missing",
                  call = call)
@@ -21,6 +22,7 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                  "empty", call = call)
   }
   vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  if (allow_na) vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
   check_finite_values(x, vals, arg, call)
   check_nonnegative_values(x, vals, arg, call)
   if (!allow_zero_matrix && !any(vals != 0)) {

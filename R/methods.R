@@ -98,7 +98,7 @@ fitted.nmfkit <- function(object, ...) {
 residuals.nmfkit <- function(object, x = NULL, ...) {
   check_dots_empty()
   x <- model_data(object, x)
-  out <- as.matrix(x) - stats::fitted(object)
+  out <- mask_residuals(object, as.matrix(x) - stats::fitted(object))
   dimnames(out) <- object$dimnames
   out
 }

@@ -40,6 +40,26 @@
 #' then runs on the smaller matrix) and their rows of `W` or columns of `H`
 #' come out exactly zero.
 #'
+#' @section Missing entries, masks and weights:
+#' With `na = "omit"`, `weights` or `mask`, the loss is
+#' `sum(a * (x - W H)^2) / 2` with entry weights `a` (0 for a missing or
+#' masked entry) and `loss` traces `sqrt(sum(a * (x - WH)^2) / sum(a * x^2))`.
+#' Each row of `W` and column of `H` then solves its own nonnegative least
+#' squares problem, whose Gram matrix is the unmasked one corrected by one
+#' outer product per masked (or reweighted) entry of that row or column, so
+#' a few missing entries cost little. When missing entries outnumber four
+#' times the stored entries per component (the held-out zeros of sparse
+#' data), they are instead filled in with the current prediction at each
+#' update (the EM step for missing data, which still lowers the masked loss
+#' every iteration but may need more iterations). Every method (`"hals"`, `"mu"`,
+#' `"anls"`) works. Starting points are computed from `x` with missing
+#' entries set to 0. `fitted()` returns `W H` everywhere, so it fills in
+#' (imputes) the missing entries; `residuals()` is `NA` there. Every row and
+#' column must keep an observed entry of positive weight. With no `NA`, no
+#' mask and unit (or no) weights, the fit is exactly the unmasked one.
+#' Weights are used as a dense matrix; sparse data stay sparse with `NA`
+#' entries and masks.
+#'
 #' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
 #'   with samples as columns.
 #' @param rank Number of components, from 1 to `min(dim(x))`.
@@ -55,6 +75,15 @@
 #'   [progressr::with_progress()] to see it).
 #' @param keep_data Keep a reference to `x` in the model (no copy is made), so
 #'   that `fitted()` and `residuals()` work without passing the data again.
+#' @param na `"fail"` (the default): an `NA` in `x` is an error; `"omit"`:
+#'   `NA` entries (stored ones, for a `dgCMatrix`) are left out of the loss.
+#' @param weights `NULL`, or a nonnegative matrix the shape of `x` (dense or
+#'   sparse; a sparse one's unstored entries weigh 0) weighting the squared
+#'   error entrywise. Weight 2 counts an entry twice; weight 0 leaves it out.
+#' @param mask `NULL`; `"zeros"`, leaving out every unstored entry of a
+#'   sparse `x` (every zero of a dense one), as recommender data need; or a
+#'   logical matrix (base or `lgCMatrix`) whose `TRUE` entries are left out.
+#'   See "Missing entries, masks and weights".
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
 #'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
 #'   iteration), `iterations`, `status` (`"converged"`, `"max_iter"`,
@@ -74,9 +103,14 @@
 #' @export
 nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
                 init = "auto", control = nmf_control(), nrun = 1L,
-                keep_data = TRUE) {
+                keep_data = TRUE, na = c("fail", "omit"), weights = NULL,
+                mask = NULL) {
   call <- match.call()
-  x <- check_data(x)
+  na <- check_choice(na)
+  x <- check_data(x, allow_na = na == "omit")
+  masked <- masked_setup(x, weights, mask)
+  x_data <- x
+  if (!is.null(masked)) x <- masked$x
   rank <- check_rank(rank, min(dim(x)))
   method <- check_choice(method)
   control <- check_control(control)
@@ -94,8 +128,10 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
   e <- data_exponent(x)
   xs <- scale_data(x, e)
-  # all-zero rows and columns are dropped and come back as exact zeros
-  keep <- nonzero_lines(xs, rank)
+  if (!is.null(masked)) masked$value <- scale_data(masked$value, e)
+  # all-zero rows and columns are dropped and come back as exact zeros (a
+  # masked fit keeps every line: its masks and weights are indexed by them)
+  keep <- if (is.null(masked)) nonzero_lines(xs, rank)
   xr <- if (is.null(keep)) xs else xs[keep$rows, keep$cols, drop = FALSE]
   if (is.list(init)) {
     start <- init_factors(xs, rank, init, control$threads)
@@ -107,12 +143,12 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   } else {
     start <- init_factors(xr, rank, init, control$threads)
   }
-  fit <- run_nmf(xr, start, method, control)
+  fit <- run_nmf(xr, start, method, control, masked)
   if (nrun > 1L) {
     prog <- progressr::progressor(steps = nrun - 1L)
     others <- future.apply::future_lapply(seq_len(nrun - 1L), function(i) {
       fit <- run_nmf(xr, init_factors(xr, rank, "random", control$threads),
-                     method, control)
+                     method, control, masked)
       prog()
       fit
     }, future.seed = TRUE)
@@ -128,9 +164,14 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   }
   fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
-  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-             control, variant = "nmf", x = if (keep_data) x,
-             dimnames = dimnames(x), method = method, image_dim = image_dim)
+  model <- new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status,
+                      call, control, variant = "nmf",
+                      x = if (keep_data) x_data, dimnames = dimnames(x),
+                      method = method, image_dim = image_dim)
+  if (!is.null(masked)) {
+    model$entry_weights <- masked[c("base", "i", "j", "delta")]
+  }
+  model
 }
 
 # The solver behind method = "auto": exact ANLS (block principal pivoting)
@@ -175,6 +216,12 @@ restore_lines <- function(f, keep, by_row) {
 final_loss <- function(loss) if (length(loss)) loss[length(loss)] else Inf
 
 # One run of the core solver from the starting factors `start`.
-run_nmf <- function(x, start, method, control) {
+# `masked` (from masked_setup()) selects the masked and weighted solver.
+run_nmf <- function(x, start, method, control, masked = NULL) {
+  if (!is.null(masked)) {
+    return(r_nmf_masked(x, start$W, start$H, method, control,
+                        progress_callback(control), masked$base, masked$i,
+                        masked$j, masked$delta, masked$value))
+  }
   r_nmf(x, start$W, start$H, method, control, progress_callback(control))
 }

@@ -167,6 +167,27 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_nmf_masked
+Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
+RcppExport SEXP _nmfkit_r_nmf_masked(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    Rcpp::traits::input_parameter< double >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type i(iSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type j(jSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type delta(deltaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type value(valueSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_masked(x, w, h, method, control, callback, base, i, j, delta, value));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf
 Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_nmf(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -392,6 +413,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_rmnmf", (DL_FUNC) &_nmfkit_r_rmnmf, 7},
     {"_nmfkit_r_max_assignment", (DL_FUNC) &_nmfkit_r_max_assignment, 1},
     {"_nmfkit_r_smrmf", (DL_FUNC) &_nmfkit_r_smrmf, 9},
+    {"_nmfkit_r_nmf_masked", (DL_FUNC) &_nmfkit_r_nmf_masked, 11},
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
     {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},
     {"_nmfkit_r_shift_project", (DL_FUNC) &_nmfkit_r_shift_project, 6},

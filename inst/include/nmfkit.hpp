@@ -9,6 +9,7 @@
 #include "nmfkit/nnls.hpp"
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
+#include "nmfkit/masked.hpp"
 #include "nmfkit/joint.hpp"
 #include "nmfkit/fft.hpp"
 #include "nmfkit/shift_kernels.hpp"

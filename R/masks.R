@@ -1,0 +1,189 @@
+# Missing entries, masks and weights of nmf(): validation and the entry
+# weights the core's masked solver reads (inst/include/nmfkit/masked.hpp).
+#
+# The weights reach the core as a base weight (1: every entry counts; 0:
+# only listed entries count) plus exceptions (row, column, weight - base,
+# data value). masked_setup() returns NULL when nothing is missing or
+# weighted, so such fits run the unmasked solver, bit for bit.
+
+masked_setup <- function(x, weights, mask, call = rlang::caller_env()) {
+  sparse <- inherits(x, "dgCMatrix")
+  vals <- if (sparse) x@x else x
+  na <- is.na(vals)
+  if (!is.null(weights)) weights <- check_weights(weights, x, call)
+  if (!is.null(mask)) mask <- check_mask(mask, x, call)
+  if (!any(na) && is.null(weights) && is.null(mask)) return(NULL)
+  x0 <- x
+  if (sparse) x0@x[na] <- 0 else x0[na] <- 0
+  out <- if (sparse && is.null(weights)) {
+    sparse_exceptions(x0, na, mask)
+  } else {
+    dense_exceptions(as.matrix(x0), is.na(as.matrix(x)), weights, mask)
+  }
+  if (is.null(out)) return(NULL)
+  check_coverage(out, dim(x), dimnames(x), call)
+  out$x <- x0
+  out
+}
+
+# Every entry of dense data gets its weight; the more common of 0 and 1 is
+# the base and the other entries are the exceptions.
+dense_exceptions <- function(x, na, weights, mask) {
+  a <- if (is.null(weights)) matrix(1, nrow(x), ncol(x)) else weights
+  a[na] <- 0
+  if (identical(mask, "zeros")) a[x == 0] <- 0
+  if (!is.null(mask) && !is.character(mask)) a[as.matrix(mask)] <- 0
+  if (all(a == 1)) return(NULL)
+  base <- if (sum(a == 1) >= sum(a == 0)) 1 else 0
+  idx <- which(a != base)
+  list(base = base, i = as.integer((idx - 1) %% nrow(x)),
+       j = as.integer((idx - 1) %/% nrow(x)), delta = a[idx] - base,
+       value = x[idx])
+}
+
+# Sparse data without weights: base 1 with the NA and masked entries as
+# exceptions, or (mask = "zeros") base 0 with the stored entries that are
+# not NA as exceptions. Nothing is densified.
+sparse_exceptions <- function(x, na, mask) {
+  j_all <- rep.int(seq_len(ncol(x)) - 1L, diff(x@p))
+  if (identical(mask, "zeros")) {
+    keep <- !na
+    return(list(base = 0, i = x@i[keep], j = j_all[keep],
+                delta = rep(1, sum(keep)), value = x@x[keep]))
+  }
+  i <- x@i[na]
+  j <- j_all[na]
+  if (!is.null(mask)) {
+    mk <- methods::as(mask, "TsparseMatrix")
+    on <- if (methods::.hasSlot(mk, "x")) as.logical(mk@x) else
+      rep(TRUE, length(mk@i))
+    i <- c(i, mk@i[on])
+    j <- c(j, mk@j[on])
+    key <- j * as.double(nrow(x)) + i
+    keep <- !duplicated(key)
+    ord <- order(j[keep], i[keep])
+    i <- i[keep][ord]
+    j <- j[keep][ord]
+  }
+  if (!length(i)) return(NULL)
+  value <- x[cbind(i + 1L, j + 1L)]
+  list(base = 1, i = as.integer(i), j = as.integer(j),
+       delta = rep(-1, length(i)), value = as.double(value))
+}
+
+# `weights`: the shape of x, finite, nonnegative; returned as a dense
+# double matrix (a sparse one's unstored entries are weight 0).
+check_weights <- function(weights, x, call) {
+  if (!(is.matrix(weights) || inherits(weights, "Matrix") ||
+        is.data.frame(weights))) {
+    abort_nmfkit(c("{.arg weights} must be a numeric matrix the shape of {.arg x}.",
+                   "x" = "It is {.obj_type_friendly {weights}}."),
+                 "weights", call = call)
+  }
+  w <- as.matrix(weights)
+  if (!is.numeric(w)) {
+    abort_nmfkit(c("{.arg weights} must be numeric.",
+                   "x" = "It is a {typeof(w)} matrix."), "weights", call = call)
+  }
+  if (!identical(dim(w), dim(x))) {
+    abort_nmfkit(c("{.arg weights} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
+                   "x" = "It is {nrow(w)} x {ncol(w)}."),
+                 "weights", call = call)
+  }
+  storage.mode(w) <- "double"
+  bad <- !is.finite(w)
+  if (any(bad)) {
+    abort_nmfkit(c("{.arg weights} must be finite (no {.code NA}).",
+                   "x" = "It has {sum(bad)} missing or infinite entr{?y/ies}; the first is at {first_position(w, bad)}.",
+                   "i" = "Give missing entries weight 0."),
+                 "weights", call = call)
+  }
+  if (any(w < 0)) {
+    abort_nmfkit(c("{.arg weights} must be nonnegative.",
+                   "x" = "It has {sum(w < 0)} negative entr{?y/ies}; the first is at {first_position(w, w < 0)}."),
+                 "weights", call = call)
+  }
+  w
+}
+
+# `mask`: "zeros", or a logical matrix (base or sparse) the shape of x whose
+# TRUE entries are left out.
+check_mask <- function(mask, x, call) {
+  if (is.character(mask)) {
+    return(check_choice(mask, "zeros", arg = "mask", call = call))
+  }
+  if (inherits(mask, "Matrix")) {
+    if (!methods::is(mask, "lsparseMatrix") &&
+        !methods::is(mask, "nsparseMatrix")) {
+      abort_nmfkit(c("{.arg mask} must be {.val zeros} or a logical matrix.",
+                     "x" = "It is a {.cls {class(mask)[1]}}."),
+                   "mask", call = call)
+    }
+  } else if (!is.matrix(mask) || !is.logical(mask)) {
+    abort_nmfkit(c("{.arg mask} must be {.val zeros} or a logical matrix (base or {.cls lgCMatrix}).",
+                   "x" = "It is {.obj_type_friendly {mask}}."),
+                 "mask", call = call)
+  }
+  if (!identical(as.integer(dim(mask)), as.integer(dim(x)))) {
+    abort_nmfkit(c("{.arg mask} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
+                   "x" = "It is {nrow(mask)} x {ncol(mask)}."),
+                 "mask", call = call)
+  }
+  if (!inherits(mask, "Matrix")) {
+    if (anyNA(mask)) {
+      abort_nmfkit(c("{.arg mask} must not contain {.code NA}.",
+                     "x" = "It has {sum(is.na(mask))}."), "mask", call = call)
+    }
+    if (inherits(x, "dgCMatrix")) mask <- methods::as(mask, "CsparseMatrix")
+  } else if (methods::is(mask, "lsparseMatrix") && anyNA(mask@x)) {
+    abort_nmfkit(c("{.arg mask} must not contain {.code NA}.",
+                   "x" = "It has {sum(is.na(mask@x))}."), "mask", call = call)
+  } else if (!inherits(x, "dgCMatrix")) {
+    mask <- as.matrix(mask)
+  }
+  mask
+}
+
+# Every row and column must keep an entry of positive weight.
+check_coverage <- function(a, dims, dn, call) {
+  pos <- a$base + a$delta > 0
+  if (a$base == 0) {
+    rows <- tabulate(a$i[pos] + 1L, dims[1])
+    cols <- tabulate(a$j[pos] + 1L, dims[2])
+  } else {
+    rows <- dims[2] - tabulate(a$i[!pos] + 1L, dims[1])
+    cols <- dims[1] - tabulate(a$j[!pos] + 1L, dims[2])
+  }
+  for (side in c("row", "column")) {
+    cnt <- if (side == "row") rows else cols
+    if (all(cnt > 0)) next
+    bad <- which(cnt == 0)
+    nm <- dn[[if (side == "row") 1L else 2L]]
+    shown <- if (is.null(nm)) bad else paste0(bad, " (", nm[bad], ")")
+    many <- length(bad) > 1
+    found <- sprintf("%s %s %s entirely missing, masked or weighted 0.",
+                     if (many) paste0(side, "s") else side,
+                     paste(utils::head(shown, 10), collapse = ", "),
+                     if (many) "are" else "is")
+    abort_nmfkit(c("Every {side} of {.arg x} needs an observed entry of positive weight.",
+                   "x" = "{found}",
+                   "i" = "Drop {if (many) 'them' else 'it'} from {.arg x} or observe some of {if (many) 'their' else 'its'} entries."),
+                 "mask", call = call)
+  }
+  invisible(a)
+}
+
+# residuals(): NA at the entries the fit left out.
+mask_residuals <- function(object, out) {
+  a <- object$entry_weights
+  if (is.null(a)) return(out)
+  w <- a$base + a$delta
+  if (a$base == 1) {
+    out[cbind(a$i + 1L, a$j + 1L)[w == 0, , drop = FALSE]] <- NA
+  } else {
+    keep <- matrix(FALSE, nrow(out), ncol(out))
+    keep[cbind(a$i + 1L, a$j + 1L)[w > 0, , drop = FALSE]] <- TRUE
+    out[!keep] <- NA
+  }
+  out
+}

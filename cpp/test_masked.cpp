@@ -1,0 +1,77 @@
+// Tests of masked and weighted NMF (masked.hpp).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "helpers.hpp"
+
+using nmfkit::Index;
+using nmfkit::Mat;
+using nmfkit_test::runif;
+
+namespace {
+
+// Entry weights of x with every entry at (i, i % n) missing, x set to 0 there.
+nmfkit::EntryWeights diagonal_mask(Mat& x) {
+  std::vector<Index> i, j;
+  std::vector<double> d, v;
+  for (Index r = 0; r < x.rows(); ++r) {
+    const Index c = r % x.cols();
+    x(r, c) = 0.0;
+    i.push_back(r);
+    j.push_back(c);
+    d.push_back(-1.0);
+    v.push_back(0.0);
+  }
+  return nmfkit::entry_weights(x.rows(), x.cols(), 1.0, i, j, d, v);
+}
+
+}  // namespace
+
+TEST_CASE("masked NMF with no exceptions follows unmasked HALS") {
+  const Mat x = runif(30, 20, 1);
+  const Mat w = runif(30, 3, 2), h = runif(3, 20, 3);
+  nmfkit::NmfParams p;
+  p.max_iter = 20;
+  p.tol = 0.0;
+  const nmfkit::EntryWeights none =
+      nmfkit::entry_weights(30, 20, 1.0, {}, {}, {}, {});
+  nmfkit::NullHooks hooks;
+  const nmfkit::DenseData data(x);
+  const nmfkit::Result a = nmfkit::nmf(data, w, h, p, hooks);
+  const nmfkit::Result b = nmfkit::nmf_masked(data, none, w, h, p, hooks);
+  CHECK((a.W - b.W).norm() <= 1e-10 * a.W.norm());
+  CHECK((a.H - b.H).norm() <= 1e-10 * a.H.norm());
+  CHECK(b.loss.back() == doctest::Approx(a.loss.back()).epsilon(1e-10));
+}
+
+TEST_CASE("masked loss decreases, matches its definition, any thread count") {
+  for (auto method : {nmfkit::Method::hals, nmfkit::Method::mu,
+                      nmfkit::Method::anls}) {
+    Mat x = runif(40, 25, 4);
+    const nmfkit::EntryWeights a = diagonal_mask(x);
+    const Mat w = runif(40, 4, 5), h = runif(4, 25, 6);
+    nmfkit::NmfParams p;
+    p.method = method;
+    p.max_iter = 15;
+    p.tol = 0.0;
+    nmfkit::NullHooks hooks;
+    const nmfkit::DenseData data(x);
+    const nmfkit::Result r1 = nmfkit::nmf_masked(data, a, w, h, p, hooks);
+    for (size_t t = 1; t < r1.loss.size(); ++t)
+      CHECK(r1.loss[t] <= r1.loss[t - 1] * (1 + 1e-12));
+    Mat res = x - r1.W * r1.H;
+    for (Index r = 0; r < x.rows(); ++r) res(r, r % x.cols()) = 0.0;
+    CHECK(nmfkit::masked_sq_error(data, a, r1.W, r1.H) ==
+          doctest::Approx(res.squaredNorm()).epsilon(1e-9));
+    p.threads = 2;
+    const nmfkit::Result r2 = nmfkit::nmf_masked(data, a, w, h, p, hooks);
+    CHECK(r1.W == r2.W);
+    CHECK(r1.H == r2.H);
+    // sparse data give the same fit up to rounding
+    const nmfkit::SpMat xs = x.sparseView();
+    const nmfkit::SparseData<nmfkit::SpMat> sdata(xs);
+    const nmfkit::Result r3 = nmfkit::nmf_masked(sdata, a, w, h, p, hooks);
+    CHECK((r3.H - r1.H).norm() <= 1e-9 * r1.H.norm());
+  }
+}

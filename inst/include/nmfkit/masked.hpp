@@ -1,0 +1,315 @@
+// Masked and weighted NMF: X ~ W H minimising
+//   1/2 sum_ij a_ij (x_ij - (W H)_ij)^2
+// with entry weights a_ij >= 0 (0 for a missing entry). The weights are a
+// base value (1: every entry counts; 0: only the listed entries count, as for
+// recommender data whose unstored entries are missing) plus sparse
+// exceptions a_ij - base. Every column of H (row of W) has its own k x k
+// Gram matrix: the base Gram matrix plus one rank-one term per exception in
+// that column, so masking a few entries costs a few outer products per
+// column, not a Gram matrix built from scratch.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "data.hpp"
+#include "driver.hpp"
+#include "hooks.hpp"
+#include "nmf.hpp"
+#include "parallel.hpp"
+#include "types.hpp"
+
+namespace nmfkit {
+
+/// Exceptions of the entry weights compressed by one index (columns or
+/// rows): for outer index o, entries start[o] .. start[o + 1] - 1 hold the
+/// other index, the weight offset a_ij - base and the data value x_ij.
+struct Exceptions {
+  std::vector<Index> start, inner;
+  std::vector<double> delta, value;
+  Index size() const { return static_cast<Index>(inner.size()); }
+};
+
+/// Compresses the triplets (outer[e], inner[e], delta[e], value[e]) by outer
+/// index, keeping their order within each outer index (a stable counting
+/// sort), so the result does not depend on anything but the input order.
+inline Exceptions compress_exceptions(Index n_outer,
+                                      const std::vector<Index>& outer,
+                                      const std::vector<Index>& inner,
+                                      const std::vector<double>& delta,
+                                      const std::vector<double>& value) {
+  const size_t ne = outer.size();
+  require(inner.size() == ne && delta.size() == ne && value.size() == ne,
+          "masked: exception vectors differ in length");
+  Exceptions e;
+  e.start.assign(static_cast<size_t>(n_outer) + 1, 0);
+  for (Index o : outer) {
+    require(o >= 0 && o < n_outer, "masked: exception index out of range");
+    ++e.start[static_cast<size_t>(o) + 1];
+  }
+  for (Index o = 0; o < n_outer; ++o)
+    e.start[static_cast<size_t>(o) + 1] += e.start[static_cast<size_t>(o)];
+  e.inner.resize(ne);
+  e.delta.resize(ne);
+  e.value.resize(ne);
+  std::vector<Index> next(e.start.begin(), e.start.end() - 1);
+  for (size_t t = 0; t < ne; ++t) {
+    const size_t pos = static_cast<size_t>(next[outer[t]]++);
+    e.inner[pos] = inner[t];
+    e.delta[pos] = delta[t];
+    e.value[pos] = value[t];
+  }
+  return e;
+}
+
+/// Entry weights a_ij = base + (exception offset), held both by column (for
+/// the H update) and by row (for the W update).
+struct EntryWeights {
+  double base = 1.0;
+  Exceptions by_col, by_row;
+};
+
+/// Entry weights from triplets: rows i, columns j (0-based), weight offsets
+/// delta = a_ij - base and data values x_ij. base must be 0 or 1.
+inline EntryWeights entry_weights(Index m, Index n, double base,
+                                  const std::vector<Index>& i,
+                                  const std::vector<Index>& j,
+                                  const std::vector<double>& delta,
+                                  const std::vector<double>& value) {
+  require(base == 0.0 || base == 1.0, "masked: base weight must be 0 or 1");
+  for (size_t t = 0; t < i.size(); ++t)
+    require(base + delta[t] >= 0.0, "masked: negative weight");
+  EntryWeights a;
+  a.base = base;
+  a.by_col = compress_exceptions(n, j, i, delta, value);
+  a.by_row = compress_exceptions(m, i, j, delta, value);
+  return a;
+}
+
+namespace detail {
+
+/// Updates every column z_o of Z (k x n_outer) for its own problem
+///   min_{z >= 0} 1/2 z'G_o z - b_o'z,
+///   G_o = base * G0 + sum_e delta_e f_e f_e',
+///   b_o = base * B0[:, o] + sum_e delta_e value_e f_e,
+/// the sum over the exceptions e of outer index o, f_e = F[:, inner_e].
+/// HALS runs `inner` coordinate passes, ANLS solves to tolerance, MU makes
+/// one multiplicative step. With `impute` (base 1 only), a missing entry
+/// (weight 0) adds no Gram term: it is filled with the current prediction
+/// f_e'z_o, which adds (f_e'z_o - value_e) f_e to b_o. That is the update of
+/// a majorizer touching the masked loss at z_o (the EM step for missing
+/// data): the loss still decreases and the violation is the loss's own, at
+/// 2k instead of k^2 flops per missing entry. Columns are cut into fixed chunks, so the result
+/// does not depend on the thread count. Returns the projected-gradient
+/// violation at the entry point, summed in chunk order.
+inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
+                            const Mat& b0, const Exceptions& ex, double base,
+                            const NmfParams& p, double mu_eps,
+                            const Parallel& par, bool impute = false) {
+  const Index k = z.rows(), n = z.cols();
+  const Index clen = chunk_length(n);
+  const Index chunks = (n + clen - 1) / clen;
+  std::vector<double> part(static_cast<size_t>(chunks), 0.0);
+  const double work = 2.0 * static_cast<double>(k) * k *
+                      (static_cast<double>(ex.size()) + n * p.inner);
+  par.for_chunks(n, [&](Index c0, Index len) {
+    Mat g(k, k), fm, fd;
+    Vec b(k), grad(k), dv;
+    double chunk_viol = 0.0;
+    for (Index o = c0; o < c0 + len; ++o) {
+      if (base != 0.0) {
+        g = g0;
+        b = b0.col(o);
+      } else {
+        g.setZero();
+        b.setZero();
+      }
+      // the exceptions' outer products as one matrix product (gathered
+      // columns f_e and their weighted copies), which runs at matrix-
+      // product speed instead of one rank-one update at a time
+      const Index ne = ex.start[o + 1] - ex.start[o];
+      if (ne > 0) {
+        fm.resize(k, ne);
+        fd.resize(k, ne);
+        dv.resize(ne);
+        Index kept = 0;
+        for (Index e = 0; e < ne; ++e) {
+          const Index s = ex.start[o] + e;
+          const auto fe = f.col(ex.inner[s]);
+          if (impute && ex.delta[s] == -base) {
+            // missing entry, filled with the current prediction: the
+            // majorizer's right-hand side term, no Gram correction
+            b.noalias() += (fe.dot(z.col(o)) - ex.value[s]) * fe;
+            continue;
+          }
+          fm.col(kept) = fe;
+          fd.col(kept) = ex.delta[s] * fe;
+          dv[kept++] = ex.value[s];
+        }
+        if (kept > 0) {
+          g.noalias() += fd.leftCols(kept) * fm.leftCols(kept).transpose();
+          b.noalias() += fd.leftCols(kept) * dv.head(kept);
+        }
+      }
+      auto zo = z.col(o);
+      // z = 0 with b <= 0 is optimal already (as in cd_pass)
+      if ((zo.array() == 0.0).all() && (b.array() <= 0.0).all()) continue;
+      double viol0 = 0.0;
+      if (p.method == Method::hals) {
+        for (int pass = 1; pass <= p.inner; ++pass) {
+          double viol = 0.0;
+          for (Index t = 0; t < k; ++t) {
+            const double gr = g.col(t).dot(zo) - b[t];
+            viol += std::abs(zo[t] == 0.0 ? std::min(0.0, gr) : gr);
+            if (g(t, t) > 0.0) zo[t] = std::max(zo[t] - gr / g(t, t), 0.0);
+          }
+          if (pass == 1) viol0 = viol;
+          if (viol0 == 0.0 || (pass > 1 && viol <= p.inner_tol * viol0))
+            break;
+        }
+      } else {
+        grad.noalias() = g * zo - b;
+        for (Index t = 0; t < k; ++t)
+          viol0 += std::abs(zo[t] == 0.0 ? std::min(0.0, grad[t]) : grad[t]);
+        if (p.method == Method::mu) {
+          for (Index t = 0; t < k; ++t)
+            zo[t] *= std::max(b[t], 0.0) / (grad[t] + b[t] + mu_eps);
+        } else {
+          for (int pass = 0; pass < p.nnls_passes; ++pass) {
+            double moved = 0.0;
+            for (Index t = 0; t < k; ++t) {
+              if (g(t, t) <= 0.0) continue;
+              const double gr = g.col(t).dot(zo) - b[t];
+              const double next = std::max(zo[t] - gr / g(t, t), 0.0);
+              moved = std::max(moved, std::abs(next - zo[t]));
+              zo[t] = next;
+            }
+            if (moved <= p.nnls_tol * std::max(zo.maxCoeff(), 1e-300)) break;
+          }
+        }
+      }
+      chunk_viol += viol0;
+    }
+    part[static_cast<size_t>(c0 / clen)] = chunk_viol;
+  }, work);
+  double viol = 0.0;
+  for (double v : part) viol += v;
+  return viol;
+}
+
+/// sum over the exceptions of delta_e * value_e^2 (the weighted data norm
+/// is base * ||X||^2 plus this).
+inline double exception_sq_norm(const Exceptions& ex) {
+  double s = 0.0;
+  for (Index e = 0; e < ex.size(); ++e)
+    s += ex.delta[e] * ex.value[e] * ex.value[e];
+  return s;
+}
+
+/// sum over the exceptions of delta_e (value_e - f_inner' z_outer)^2, in
+/// chunk order.
+inline double exception_sq_error(const Exceptions& ex, const Mat& f,
+                                 const Mat& z, const Parallel& par) {
+  return par.sum(z.cols(), [&](Index o) {
+    double s = 0.0;
+    for (Index e = ex.start[o]; e < ex.start[o + 1]; ++e) {
+      const double r = ex.value[e] - f.col(ex.inner[e]).dot(z.col(o));
+      s += ex.delta[e] * r * r;
+    }
+    return s;
+  }, 2.0 * static_cast<double>(z.rows()) * ex.size());
+}
+
+}  // namespace detail
+
+/// The weighted squared error sum_ij a_ij (x_ij - (W H)_ij)^2 of the
+/// factors w (m x k) and h (k x n), with X holding 0 at missing entries.
+template <class DataT>
+double masked_sq_error(const DataT& x, const EntryWeights& a, const Mat& w,
+                       const Mat& h, int threads = 1) {
+  const Parallel par(threads);
+  const Mat wt = w.transpose();
+  double e = 0.0;
+  if (a.base != 0.0) {
+    Mat b;
+    x.left_mult(wt, b, threads);
+    e = x.sq_norm() - 2.0 * h.cwiseProduct(b).sum() +
+        (wt * w).cwiseProduct(h * h.transpose()).sum();
+  }
+  return std::max(e + detail::exception_sq_error(a.by_col, wt, h, par), 0.0);
+}
+
+/// Fits X ~ W H under the entry weights `a` from the starting factors w
+/// (m x k) and h (k x n); X holds 0 at missing entries. One outer iteration
+/// updates W (every row with its own Gram matrix) then H, as nmf() does;
+/// the stopping test is nmf()'s. loss[i] is the weighted relative error
+/// sqrt(sum a (x - WH)^2 / sum a x^2) after iteration i + 1.
+template <class DataT, class Hooks = NullHooks>
+Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
+                  const Mat& h, const NmfParams& p, Hooks& hooks) {
+  const Index m = x.rows(), n = x.cols(), k = w.cols();
+  require(w.rows() == m && h.rows() == k && h.cols() == n,
+          "nmf_masked: W must be m x k and H k x n");
+  require(static_cast<Index>(a.by_col.start.size()) == n + 1 &&
+              static_cast<Index>(a.by_row.start.size()) == m + 1,
+          "nmf_masked: weights do not match the data");
+  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1,
+          "nmf_masked: params");
+  const Parallel par(p.threads);
+  const bool base = a.base != 0.0;
+  // Many missing entries (k^2 flops each in the Gram corrections, against
+  // about k per stored entry for the unmasked products): fill them in
+  // instead (see masked_update), e.g. the held-out zeros of sparse data.
+  double missing = 0.0;
+  for (double d : a.by_col.delta) missing += (base && d == -1.0) ? 1.0 : 0.0;
+  const bool impute = missing * static_cast<double>(k) > 4.0 * x.stored();
+  const double x2 = base ? x.sq_norm() : 0.0;
+  const double xw2 = x2 + detail::exception_sq_norm(a.by_col);
+  const double n_obs =
+      (base ? static_cast<double>(m) * static_cast<double>(n) : 0.0) +
+      static_cast<double>(a.by_col.size());
+  const double rms = n_obs > 0.0 ? std::sqrt(xw2 / n_obs) : 0.0;
+  const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
+
+  Result r;
+  Mat wt = w.transpose();  // k x m: each column a row of W
+  r.H = h;
+  Mat g0, b0, wt_prev, h_prev;
+  RelativeTest test(p.tol);
+  auto step = [&](int) {
+    wt_prev = wt;
+    h_prev = r.H;
+    if (base) {
+      g0 = r.H * r.H.transpose();
+      x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
+    }
+    double viol = detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, p,
+                                        mu_eps, par, impute);
+    if (base) {
+      g0 = wt * wt.transpose();
+      x.left_mult(wt, b0, p.threads);  // W^T X, k x n
+    }
+    viol += detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base, p,
+                                  mu_eps, par, impute);
+    double e = 0.0;
+    if (base) {
+      e = x2 - 2.0 * r.H.cwiseProduct(b0).sum() +
+          g0.cwiseProduct(r.H * r.H.transpose()).sum();
+    }
+    e += detail::exception_sq_error(a.by_col, wt, r.H, par);
+    StepOutcome o;
+    o.loss = relative_error(std::max(e, 0.0), xw2);
+    o.finite = std::isfinite(viol);
+    o.converged = o.finite && test(viol);
+    return o;
+  };
+  drive(p.max_iter, hooks, r, step, [&]() {
+    wt = wt_prev;
+    r.H = h_prev;
+  });
+  r.W = wt.transpose();
+  return r;
+}
+
+}  // namespace nmfkit

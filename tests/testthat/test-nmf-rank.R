@@ -1,0 +1,110 @@
+# Rank selection: cross-validation of held-out entries and consensus.
+
+test_that("cross-validation picks the planted rank at three noise levels", {
+  p <- planted_nmf(60, 50, 4, seed = 11)
+  for (noise in c(0.001, 0.01, 0.05)) {
+    x <- p$x + withr::with_seed(12, matrix(abs(rnorm(length(p$x))), 60)) *
+      noise * mean(p$x)
+    set.seed(1)
+    r <- suppressWarnings(
+      nmf_rank(x, 2:7, nfolds = 3, fraction = 0.1, method = "cv",
+               control = nmf_control(max_iter = 500, tol = 1e-6)),
+      classes = "nmfkit_warning_convergence"
+    )
+    expect_identical(r$best[["min"]], 4L, label = paste("noise", noise))
+    expect_identical(r$best[["one_se"]], 4L, label = paste("noise", noise))
+  }
+})
+
+test_that("folds are disjoint, in proportion for sparse data, cover rows", {
+  x <- Matrix::rsparsematrix(80, 60, 0.2, rand.x = function(n) runif(n))
+  set.seed(2)
+  folds <- draw_folds(x, 0.1, 3)
+  keys <- unlist(lapply(folds, function(f) (f$j - 1) * 80 + f$i))
+  expect_false(anyDuplicated(keys) > 0)
+  nz <- vapply(folds, function(f) sum(f$value != 0), numeric(1))
+  expect_true(all(abs(nz - 0.1 * Matrix::nnzero(x)) <= 1))
+  expect_true(all(vapply(folds, function(f) length(f$i) - sum(f$value != 0),
+                         numeric(1)) >= 0.1 * (4800 - Matrix::nnzero(x)) - 1))
+  expect_equal(unname(as.matrix(x)[cbind(folds[[1]]$i, folds[[1]]$j)]),
+               folds[[1]]$value)
+  # a tiny matrix: no fold leaves a row or column without observed entries
+  tiny <- matrix(runif(6), 2, 3)
+  set.seed(3)
+  for (f in draw_folds(tiny, 0.5, 2)) {
+    expect_true(all(tabulate(f$i, 2) < 3) && all(tabulate(f$j, 3) < 2))
+  }
+})
+
+test_that("cv works on sparse data and data with NA; methods run", {
+  p <- planted_nmf(50, 40, 3, seed = 13)
+  xs <- Matrix::Matrix(p$x, sparse = TRUE)
+  set.seed(4)
+  r <- nmf_rank(xs, 2:4, nfolds = 2)
+  expect_s3_class(r, "nmfkit_rank")
+  expect_identical(nrow(as.data.frame(r)), 6L)
+  expect_named(summary(r), c("rank", "mean", "se"))
+  expect_output(print(r), "one-standard-error rank")
+  x <- p$x
+  x[1:5] <- NA
+  set.seed(5)
+  r2 <- nmf_rank(x, 2:4, nfolds = 2)
+  expect_true(all(is.finite(r2$results$error)))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(r))
+})
+
+test_that("consensus: stable clusters at the planted rank", {
+  h <- kronecker(diag(3), matrix(1, 1, 10))  # 3 clusters of 10 samples
+  w <- withr::with_seed(6, matrix(runif(40 * 3), 40))
+  x <- w %*% (h + 0.05) + withr::with_seed(7, matrix(runif(40 * 30), 40)) * 0.01
+  set.seed(6)
+  r <- nmf_rank(x, 2:4, method = "consensus", nrun = 5)
+  s <- summary(r)
+  expect_named(s, c("rank", "cophenetic", "dispersion"))
+  cm <- r$consensus[["3"]]
+  expect_true(isSymmetric(cm))
+  expect_true(all(diag(cm) == 1))
+  expect_gt(s$cophenetic[s$rank == 3], 0.99)
+  expect_gt(s$dispersion[s$rank == 3], 0.99)
+  expect_true(all(s$dispersion >= 0 & s$dispersion <= 1))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(r))
+  expect_invisible(plot(r, rank = 3))
+  expect_output(print(r), "consensus")
+})
+
+test_that("sequential, multisession and batchtools give the same numbers", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  x <- planted_nmf(30, 20, 3, seed = 14)$x
+  run <- function(m = "cv") {
+    set.seed(8)
+    as.data.frame(nmf_rank(x, 2:3, method = m, nfolds = 2, nrun = 2,
+                           control = nmf_control(max_iter = 30)))
+  }
+  old <- future::plan("sequential")
+  on.exit(future::plan(old), add = TRUE)
+  seq_cv <- run()
+  seq_cons <- run("consensus")
+  future::plan("multisession", workers = 2)
+  expect_identical(run(), seq_cv)
+  expect_identical(run("consensus"), seq_cons)
+  skip_if_not_installed("future.batchtools")
+  withr::local_dir(withr::local_tempdir())  # batchtools writes .future/ here
+  future::plan(future.batchtools::batchtools_local)
+  expect_identical(run(), seq_cv)
+})
+
+test_that("consensus runs stratified NMF; cv needs a fit that takes masks", {
+  x <- withr::with_seed(9, matrix(runif(30 * 20), 30))
+  s <- rep(c("a", "b"), each = 10)
+  set.seed(9)
+  r <- nmf_rank(x, 2:3, method = "consensus", fit = nmf_stratified,
+                strata = s, nrun = 2, control = nmf_control(max_iter = 10))
+  expect_identical(r$results$rank, 2:3)
+  expect_error(nmf_rank(x, 2:3, fit = nmf_stratified, strata = s),
+               class = "nmfkit_error_fit")
+})
