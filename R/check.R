@@ -159,7 +159,9 @@ first_position <- function(x, bad) {
   sprintf("[%d, %d]", i, j)
 }
 
-check_finite_values <- function(x, vals, arg, call) {
+check_finite_values <- function(x, vals, arg, call,
+                                hint = "Impute or drop them before factorising.",
+                                class = "nonfinite") {
   bad <- !is.finite(vals)
   if (!any(bad)) return(invisible(x))
   n_na <- sum(is.na(vals) & !is.nan(vals))
@@ -170,19 +172,21 @@ check_finite_values <- function(x, vals, arg, call) {
   where <- first_position(x, bad)
   abort_nmfkit(c("{.arg {arg}} must not contain missing or infinite values.",
                  "x" = "{.arg {arg}} has {sum(bad)} such entr{?y/ies} ({paste(found, collapse = ', ')}); the first is at {where}.",
-                 "i" = "Impute or drop them before factorising."),
-               "nonfinite", call = call)
+                 "i" = hint),
+               class, call = call)
 }
 
-check_nonnegative_values <- function(x, vals, arg, call) {
+check_nonnegative_values <- function(x, vals, arg, call,
+                                     hint = "Shift or rescale the data (e.g. min-max scaling) first.",
+                                     class = "negative") {
   neg <- vals < 0
   if (!any(neg)) return(invisible(x))
   low <- which.min(vals)
   lowest <- first_position(x, seq_along(vals) == low)
   abort_nmfkit(c("{.arg {arg}} must be nonnegative.",
                  "x" = "{.arg {arg}} has {sum(neg)} negative entr{?y/ies}; the smallest is {signif(vals[low], 4)} at {lowest}.",
-                 "i" = "Shift or rescale the data (e.g. min-max scaling) first."),
-               "negative", call = call)
+                 "i" = hint),
+               class, call = call)
 }
 
 # Scalars ---------------------------------------------------------------------

@@ -91,18 +91,11 @@ check_weights <- function(weights, x, call) {
                  "weights", call = call)
   }
   storage.mode(w) <- "double"
-  bad <- !is.finite(w)
-  if (any(bad)) {
-    abort_nmfkit(c("{.arg weights} must be finite (no {.code NA}).",
-                   "x" = "It has {sum(bad)} missing or infinite entr{?y/ies}; the first is at {first_position(w, bad)}.",
-                   "i" = "Give missing entries weight 0."),
-                 "weights", call = call)
-  }
-  if (any(w < 0)) {
-    abort_nmfkit(c("{.arg weights} must be nonnegative.",
-                   "x" = "It has {sum(w < 0)} negative entr{?y/ies}; the first is at {first_position(w, w < 0)}."),
-                 "weights", call = call)
-  }
+  check_finite_values(w, w, "weights", call,
+                      hint = "Give missing entries weight 0.",
+                      class = "weights")
+  check_nonnegative_values(w, w, "weights", call, hint = NULL,
+                           class = "weights")
   w
 }
 
