@@ -40,7 +40,9 @@
 #'   `(0, 0.5]`.
 #' @param nfolds Number of folds (disjoint held-out sets), at least 2.
 #' @param nrun Fits per rank for `"consensus"`, at least 2.
-#' @param ... Further arguments of `fit`, such as `method` or `control`.
+#' @param ... Further arguments of `fit`, such as `init` or `control`.
+#'   `method` is `nmf_rank()`'s own; to choose the fit's method, wrap it:
+#'   `fit = function(...) nmf(..., method = "hals")`.
 #' @return An object of class `nmfkit_rank`: a list with `method`, `ranks`,
 #'   `results` (a data frame with one row per rank and fold for `"cv"`:
 #'   `rank`, `fold`, `error`; one row per rank for `"consensus"`: `rank`,
@@ -77,7 +79,9 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
                    "x" = "It is {.obj_type_friendly {fit}}."), "fit")
   }
   needs <- c("rank", "keep_data", if (method == "cv") "mask")
-  missing_args <- setdiff(needs, names(formals(fit)))
+  # a wrapper taking ... passes them on (e.g. to fix the fit's own method)
+  missing_args <- if ("..." %in% names(formals(fit))) character() else
+    setdiff(needs, names(formals(fit)))
   if (length(missing_args)) {
     abort_nmfkit(c("{.arg fit} must take {.arg {needs}}.",
                    "x" = "It has no {.arg {missing_args}} argument."), "fit")

@@ -111,3 +111,13 @@ test_that("consensus runs stratified NMF; cv needs a fit that takes masks", {
   expect_error(nmf_rank(x, 2:3, fit = nmf_stratified, strata = s),
                class = "nmfkit_error_fit")
 })
+
+test_that("a wrapper taking ... chooses the fit's own method", {
+  p <- planted_nmf(30, 25, 2, seed = 3)
+  set.seed(1)
+  r <- suppressWarnings(nmf_rank(p$x, 2:3, nfolds = 2, method = "cv",
+    fit = function(...) nmf(..., method = "hals"),
+    control = nmf_control(max_iter = 50)))
+  expect_s3_class(r, "nmfkit_rank")
+  expect_identical(sort(unique(r$results$rank)), 2:3)
+})
