@@ -16,10 +16,12 @@ deps:
 deps-bench:
 	@sh tools/install-deps.sh bench
 
-# Reinstalls only when a package file changed since the last install.
+# Reinstalls only when a package file changed since the last install; the
+# translation units compile in parallel, one per core.
 .make/installed: $(PKG_FILES)
 	@mkdir -p .make
-	$(R) CMD INSTALL --preclean --no-test-load . > .make/install.log 2>&1 || \
+	MAKEFLAGS="-j$$(nproc 2>/dev/null || echo 2)" \
+	  $(R) CMD INSTALL --preclean --no-test-load . > .make/install.log 2>&1 || \
 	  (tail -n 40 .make/install.log; exit 1)
 	@sh ./cleanup
 	@touch $@
