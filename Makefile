@@ -40,7 +40,8 @@ deps-check:
 
 check: deps-check
 	@mkdir -p check
-	cd check && $(R) CMD build --no-manual .. && \
+	cd check && export MAKEFLAGS="-j$$(nproc 2>/dev/null || echo 2)" && \
+	  $(R) CMD build --no-manual .. && \
 	  _R_CHECK_FORCE_SUGGESTS_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
 	  $(R) CMD check --as-cran --no-manual \
 	  nmfkit_*.tar.gz
