@@ -139,17 +139,8 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   # all-zero rows and columns are dropped and come back as exact zeros (a
   # masked fit keeps every line: its masks and weights are indexed by them)
   keep <- if (is.null(masked)) nonzero_lines(xs, rank)
-  xr <- if (is.null(keep)) xs else xs[keep$rows, keep$cols, drop = FALSE]
-  if (is.list(init)) {
-    start <- init_factors(xs, rank, init, control$threads)
-    start <- lapply(start, `*`, 2^(-e / 2))
-    if (!is.null(keep)) {
-      start <- list(W = start$W[keep$rows, , drop = FALSE],
-                    H = start$H[, keep$cols, drop = FALSE])
-    }
-  } else {
-    start <- init_factors(xr, rank, init, control$threads)
-  }
+  xr <- kept_lines(xs, keep)
+  start <- start_on_lines(xs, xr, keep, rank, init, control$threads, e)
   fit <- run_nmf(xr, start, method, control, masked)
   if (nrun > 1L) {
     prog <- progressr::progressor(steps = nrun - 1L)
@@ -165,10 +156,7 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   }
   fit$W <- fit$W * 2^(e / 2)
   fit$H <- fit$H * 2^(e / 2)
-  if (!is.null(keep)) {
-    fit$W <- restore_lines(fit$W, keep$rows, TRUE)
-    fit$H <- restore_lines(fit$H, keep$cols, FALSE)
-  }
+  fit <- restore_fit(fit, keep)
   fit$status <- fit_status(fit$W, fit$H, fit$status)
   warn_status(fit$status, control, fit$iterations, call)
   model <- new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status,
@@ -205,6 +193,36 @@ nonzero_lines <- function(x, rank) {
   if (all(rows) && all(cols)) return(NULL)
   if (sum(rows) < rank || sum(cols) < rank) return(NULL)
   list(rows = rows, cols = cols)
+}
+
+# x restricted to the lines `keep` (from nonzero_lines(); NULL keeps all).
+kept_lines <- function(x, keep) {
+  if (is.null(keep)) x else x[keep$rows, keep$cols, drop = FALSE]
+}
+
+# The starting factors of a fit on xr = kept_lines(xs, keep): a named start
+# is computed on xr itself; a user's list(W, H) is checked against the full
+# xs (data scaled by 2^-e), rescaled and cut to the kept lines.
+start_on_lines <- function(xs, xr, keep, rank, init, threads, e,
+                           call = rlang::caller_env(), column_v = FALSE) {
+  if (!is.list(init)) {
+    return(init_factors(xr, rank, init, threads, call = call,
+                        column_v = column_v))
+  }
+  start <- init_factors(xs, rank, init, threads, call = call,
+                        column_v = column_v)
+  start <- lapply(start, `*`, 2^(-e / 2))
+  if (is.null(keep)) return(start)
+  list(W = start$W[keep$rows, , drop = FALSE],
+       H = start$H[, keep$cols, drop = FALSE])
+}
+
+# A fit on kept lines with W and H back at full size (dropped lines zero).
+restore_fit <- function(fit, keep) {
+  if (is.null(keep)) return(fit)
+  fit$W <- restore_lines(fit$W, keep$rows, TRUE)
+  fit$H <- restore_lines(fit$H, keep$cols, FALSE)
+  fit
 }
 
 # A factor fitted on the kept lines, back at full size with zeros elsewhere.
