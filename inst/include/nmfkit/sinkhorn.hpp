@@ -202,6 +202,22 @@ inline StepOutcome sinkhorn_outcome(const SinkhornResult& res,
   return o;
 }
 
+/// One driven Sinkhorn iteration of the log-domain and symmetric solvers:
+/// every fixed chunk of the n columns runs step(cols) on its columns not
+/// yet done (skipped when none are), then the outcome as sinkhorn_outcome().
+template <class Step>
+StepOutcome sinkhorn_iteration(const Parallel& par, Index n, double work,
+                               const SinkhornResult& res,
+                               const std::vector<char>& done, Step&& step) {
+  par.for_chunks(n, [&](Index c0, Index l) {
+    std::vector<Index> cols;
+    for (Index j = c0; j < c0 + l; ++j)
+      if (!done[static_cast<size_t>(j)]) cols.push_back(j);
+    if (!cols.empty()) step(cols);
+  }, work, kOtChunks);
+  return sinkhorn_outcome(res, done);
+}
+
 }  // namespace detail
 
 /// Entropic OT between histograms a(:, j) and b(:, j) (m x n each, columns
@@ -232,15 +248,11 @@ SinkhornResult sinkhorn_log(const OtKernel& kernel, const Mat& a,
   const Parallel par(threads);
   const double work = kernel.work_per_column() * n;
   const DriveResult d = drive(max_iter, hooks, nullptr, [&](int) {
-    par.for_chunks(n, [&](Index c0, Index l) {
-      std::vector<Index> cols;
-      for (Index j = c0; j < c0 + l; ++j)
-        if (!done[static_cast<size_t>(j)]) cols.push_back(j);
-      if (!cols.empty())
-        detail::sinkhorn_step(kernel, a, b, log_a, log_b, tol, cols, res, lf,
-                              done);
-    }, work, detail::kOtChunks);
-    return detail::sinkhorn_outcome(res, done);
+    return detail::sinkhorn_iteration(
+        par, n, work, res, done, [&](const std::vector<Index>& cols) {
+          detail::sinkhorn_step(kernel, a, b, log_a, log_b, tol, cols, res,
+                                lf, done);
+        });
   });
   res.status = d.status;
   res.iterations = d.iterations;

@@ -99,15 +99,11 @@ SinkhornResult sinkhorn_symmetric(const OtKernel& kernel, const Mat& a,
   const Parallel par(threads);
   const double work = kernel.work_per_column() * n;
   const DriveResult d = drive(max_iter, hooks, nullptr, [&](int) {
-    par.for_chunks(n, [&](Index c0, Index l) {
-      std::vector<Index> cols;
-      for (Index j = c0; j < c0 + l; ++j)
-        if (!done[static_cast<size_t>(j)]) cols.push_back(j);
-      if (!cols.empty())
-        detail::symmetric_step(kernel, a, log_a, tol, cols, big_f, t_f, res,
-                               done);
-    }, work, detail::kOtChunks);
-    return detail::sinkhorn_outcome(res, done);
+    return detail::sinkhorn_iteration(
+        par, n, work, res, done, [&](const std::vector<Index>& cols) {
+          detail::symmetric_step(kernel, a, log_a, tol, cols, big_f, t_f,
+                                 res, done);
+        });
   });
   res.status = d.status;
   res.iterations = d.iterations;
