@@ -25,7 +25,8 @@ check_data <- function(x, arg = rlang::caller_arg(x),
   if (allow_na) vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
   check_finite_values(x, vals, arg, call)
   check_nonnegative_values(x, vals, arg, call)
-  if (!allow_zero_matrix && !any(vals != 0)) {
+  # nonnegative and finite by now: max() needs no logical copy of the data
+  if (!allow_zero_matrix && (!length(vals) || max(vals) == 0)) {
     abort_nmfkit(c("{.arg {arg}} must have at least one nonzero entry.",
                    "x" = "All {nrow(x)} x {ncol(x)} entries are zero."),
                  "zero", call = call)
@@ -162,6 +163,9 @@ first_position <- function(x, bad) {
 check_finite_values <- function(x, vals, arg, call,
                                 hint = "Impute or drop them before factorising.",
                                 class = "nonfinite") {
+  # one pass without a copy of the data: NA, NaN and +-Inf all make the sum
+  # non-finite (a finite sum may still overflow: then the full check)
+  if (is.double(vals) && is.finite(sum(vals))) return(invisible(x))
   bad <- !is.finite(vals)
   if (!any(bad)) return(invisible(x))
   n_na <- sum(is.na(vals) & !is.nan(vals))
@@ -179,6 +183,7 @@ check_finite_values <- function(x, vals, arg, call,
 check_nonnegative_values <- function(x, vals, arg, call,
                                      hint = "Shift or rescale the data (e.g. min-max scaling) first.",
                                      class = "negative") {
+  if (!length(vals) || isTRUE(min(vals) >= 0)) return(invisible(x))
   neg <- vals < 0
   if (!any(neg)) return(invisible(x))
   low <- which.min(vals)

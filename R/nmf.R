@@ -187,8 +187,10 @@ nonzero_lines <- function(x, rank) {
     rows <- tabulate(x@i[nz] + 1L, nrow(x)) > 0L
     cols <- tabulate(rep.int(seq_len(ncol(x)), diff(x@p))[nz], ncol(x)) > 0L
   } else {
-    rows <- rowSums(x != 0) > 0
-    cols <- colSums(x != 0) > 0
+    # x is nonnegative: a line sums to zero only if it is all zero (no
+    # logical copy of the data)
+    rows <- rowSums(x) > 0
+    cols <- colSums(x) > 0
   }
   if (all(rows) && all(cols)) return(NULL)
   if (sum(rows) < rank || sum(cols) < rank) return(NULL)

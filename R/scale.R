@@ -8,7 +8,8 @@
 # the largest entry is already between 2^-200 and 2^200 (then sums of squares
 # of up to 2^400 entries neither overflow nor underflow).
 data_exponent <- function(x) {
-  mx <- if (inherits(x, "dgCMatrix")) max(abs(x@x), 0) else max(abs(x), 0)
+  v <- if (inherits(x, "dgCMatrix")) x@x else x
+  mx <- max(-min(v, 0), max(v, 0))  # max(abs(v), 0) without a copy of v
   if (!is.finite(mx) || mx == 0 || (mx >= 2^-200 && mx <= 2^200)) return(0)
   ceiling(log2(mx))
 }
