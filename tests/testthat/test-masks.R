@@ -143,6 +143,23 @@ test_that("sparse NA, masks and mask = 'zeros' match their dense twins", {
   expect_identical(is.na(r), as.matrix(xz) == 0)
 })
 
+test_that("a sparse mask on sparse data reads the masked values right", {
+  x <- small_data()
+  x[x < 0.5] <- 0
+  xs <- Matrix::Matrix(x, sparse = TRUE)
+  mk <- withr::with_seed(6, matrix(runif(length(x)) < 0.2, nrow(x)))
+  a <- masked_setup(xs, NULL, methods::as(mk, "CsparseMatrix"))
+  expect_identical(a$value, x[cbind(a$i + 1L, a$j + 1L)])
+  expect_identical(sum(a$value != 0), sum(mk & x != 0))
+  start <- withr::with_seed(5, list(W = matrix(runif(30 * 2), 30),
+                                    H = matrix(runif(2 * 20), 2)))
+  ctl <- nmf_control(max_iter = 30, tol = 0)
+  fs <- nmf(xs, 2, method = "hals", init = start, control = ctl,
+            mask = methods::as(mk, "CsparseMatrix"))
+  fd <- nmf(x, 2, method = "hals", init = start, control = ctl, mask = mk)
+  expect_equal(fs$H, fd$H, tolerance = 1e-10)
+})
+
 test_that("bad weights and masks give classed errors naming them", {
   x <- small_data()
   expect_error(nmf(x, 2, weights = x[-1, ]), class = "nmfkit_error_weights")
