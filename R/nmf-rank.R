@@ -23,11 +23,11 @@
 #' held-out entries, with `w = 1` for stored entries. Over the random draw
 #' of the zeros, the weighted squared error is an unbiased estimate of the
 #' squared error over the held-out stored entries plus `fraction` of all
-#' zeros (zeros and nonzeros in proportion), at the cost of masking twice
-#' the held-out stored entries instead of ten times as many zeros (at 0.5 %
-#' density): a masked fit costs about what an unmasked one does. The
-#' remaining zeros stay in the fit. The sample is the same for every rank,
-#' so its noise shifts all ranks' errors alike.
+#' zeros (zeros and nonzeros in proportion). A fold then masks twice its
+#' held-out stored entries instead of (at 0.5 % density) ten times as many
+#' zeros, and a masked fit costs little more than an unmasked one. The
+#' zeros left out of the sample stay in the fit. The sample is the same for
+#' every rank, so its noise shifts all ranks' errors alike.
 #'
 #' `method = "consensus"` runs `nrun` fits per rank from random starts,
 #' assigns each sample (column) to its largest coefficient, and reports the
