@@ -66,9 +66,23 @@ sparse_exceptions <- function(x, na, mask) {
     j <- j[keep][ord]
   }
   if (!length(i)) return(NULL)
-  value <- x[cbind(i + 1L, j + 1L)]
   list(base = 1, i = as.integer(i), j = as.integer(j),
-       delta = rep(-1, length(i)), value = as.double(value))
+       delta = rep(-1, length(i)), value = sparse_values(x, i, j, j_all))
+}
+
+# x[cbind(i + 1, j + 1)] for 0-based i, j by binary search: the stored
+# entries' keys column * nrow + row increase (a valid dgCMatrix keeps rows
+# sorted within columns), so no index matrix or hash table is built.
+sparse_values <- function(x, i, j, j_all) {
+  m <- as.double(nrow(x))
+  stored <- j_all * m + x@i
+  key <- j * m + i
+  pos <- findInterval(key, stored)
+  hit <- pos > 0L
+  hit[hit] <- stored[pos[hit]] == key[hit]
+  value <- numeric(length(key))
+  value[hit] <- x@x[pos[hit]]
+  value
 }
 
 # `weights`: the shape of x, finite, nonnegative; returned as a dense

@@ -53,10 +53,13 @@
 #' squares problem, whose Gram matrix is the unmasked one corrected by one
 #' outer product per masked (or reweighted) entry of that row or column, so
 #' a few missing entries cost little. When missing entries outnumber four
-#' times the stored entries per component (the held-out zeros of sparse
-#' data), they are instead filled in with the current prediction at each
-#' update (the EM step for missing data, which still lowers the masked loss
-#' every iteration but may need more iterations). Every method (`"hals"`, `"mu"`,
+#' times the stored entries per component (30 % of a sparse matrix), or are
+#' at most 1 % of every row and column (the held-out entries of
+#' [nmf_rank()]'s folds of sparse data), they are instead filled in with the
+#' current prediction at each update (the EM step for missing data, which
+#' still lowers the masked loss every iteration but may need more
+#' iterations; HALS then runs the unmasked engine's update, at the cost of
+#' an unmasked fit). Every method (`"hals"`, `"mu"`,
 #' `"anls"`) works. Starting points are computed from `x` with missing
 #' entries set to 0. `fitted()` returns `W H` everywhere, so it fills in
 #' (imputes) the missing entries; `residuals()` is `NA` there. Every row and

@@ -143,6 +143,23 @@ test_that("sparse NA, masks and mask = 'zeros' match their dense twins", {
   expect_identical(is.na(r), as.matrix(xz) == 0)
 })
 
+test_that("a sparse mask on sparse data reads the masked values right", {
+  x <- small_data()
+  x[x < 0.5] <- 0
+  xs <- Matrix::Matrix(x, sparse = TRUE)
+  mk <- withr::with_seed(6, matrix(runif(length(x)) < 0.2, nrow(x)))
+  a <- masked_setup(xs, NULL, methods::as(mk, "CsparseMatrix"))
+  expect_identical(a$value, x[cbind(a$i + 1L, a$j + 1L)])
+  expect_identical(sum(a$value != 0), sum(mk & x != 0))
+  start <- withr::with_seed(5, list(W = matrix(runif(30 * 2), 30),
+                                    H = matrix(runif(2 * 20), 2)))
+  ctl <- nmf_control(max_iter = 30, tol = 0)
+  fs <- nmf(xs, 2, method = "hals", init = start, control = ctl,
+            mask = methods::as(mk, "CsparseMatrix"))
+  fd <- nmf(x, 2, method = "hals", init = start, control = ctl, mask = mk)
+  expect_equal(fs$H, fd$H, tolerance = 1e-10)
+})
+
 test_that("bad weights and masks give classed errors naming them", {
   x <- small_data()
   expect_error(nmf(x, 2, weights = x[-1, ]), class = "nmfkit_error_weights")
@@ -183,4 +200,40 @@ test_that("many missing entries are filled in: loss decreases, recovery", {
              control = nmf_control(tol = 1e-12, max_iter = 3000))
   err <- sqrt(sum((fitted(fit)[held] - x0[held])^2) / sum(x0[held]^2))
   expect_lt(err, 1e-4)
+})
+
+test_that("a few missing entries per line are filled in: monotone, KKT, threads", {
+  # at most 1 % of every row and column masked (nmf_rank()'s folds of sparse
+  # data): HALS fills them in with the prediction on the unmasked engine
+  set.seed(11)
+  w0 <- matrix(runif(400 * 3), 400) * (runif(1200) < 0.3)
+  h0 <- matrix(runif(3 * 300), 3) * (runif(900) < 0.3)
+  w0[cbind(1:400, rep_len(1:3, 400))] <- 1
+  h0[cbind(rep_len(1:3, 300), 1:300)] <- 1
+  x0 <- w0 %*% h0 + 0.01
+  x <- Matrix::drop0(methods::as(x0 * (x0 > 0.3), "CsparseMatrix"))
+  mk <- matrix(FALSE, 400, 300)
+  mk[cbind(1:400, (1:400 * 7) %% 300 + 1)] <- TRUE
+  expect_lte(max(rowMeans(mk), colMeans(mk)), 0.01)
+  a <- 1 * !mk
+  xd <- as.matrix(x)
+  fit <- function(it, threads = 1, tol = 0) {
+    set.seed(1)
+    nmf(x, 4, method = "hals", mask = mk,
+        control = nmf_control(max_iter = it, tol = tol, threads = threads))
+  }
+  losses <- vapply(c(1, 2, 5, 10, 20), function(it) {
+    masked_sq_loss(xd, a, fit(it))
+  }, numeric(1))
+  expect_true(all(diff(losses) <= 1e-12 * losses[-1]))
+  expect_equal(fit(20)$loss[20], sqrt(losses[5] / sum(a * xd^2)),
+               tolerance = 1e-8)
+  expect_identical(fit(5, 2)$W, fit(5)$W)
+  f <- suppressWarnings(fit(3000, tol = 1e-10))
+  r <- a * (f$W %*% f$H - xd)
+  gw <- r %*% t(f$H)
+  gh <- t(f$W) %*% r
+  scale <- max(abs(gw), abs(gh), 1)
+  expect_gt(min(gw, gh), -1e-5 * scale)
+  expect_lt(max(abs(f$W * gw), abs(f$H * gh)), 1e-5 * scale)
 })

@@ -121,3 +121,104 @@ test_that("a wrapper taking ... chooses the fit's own method", {
   expect_s3_class(r, "nmfkit_rank")
   expect_identical(sort(unique(r$results$rank)), 2:3)
 })
+
+# Planted sparse-ish data: rank 4, about a third of the entries nonzero.
+planted_sparse <- function(m = 200, n = 150, k = 4, seed = 21) {
+  withr::with_seed(seed, {
+    w <- matrix(runif(m * k), m, k) * (runif(m * k) < 0.1)
+    h <- matrix(runif(k * n), k, n) * (runif(k * n) < 0.1)
+  })
+  w[cbind(seq_len(m), rep_len(seq_len(k), m))] <- 1
+  h[cbind(rep_len(seq_len(k), n), sample(n))] <- 1
+  Matrix::Matrix(w %*% h, sparse = TRUE)
+}
+
+test_that("sparse folds sample zeros, weighted to stand for a fold in proportion", {
+  x <- planted_sparse()
+  n_zero <- length(x) - length(x@x)
+  n_prop <- round(0.1 * n_zero)
+  set.seed(22)
+  folds <- draw_folds(x, 0.1, 3, zeros = 200)
+  set.seed(22)
+  expect_identical(draw_folds(x, 0.1, 3, zeros = 200), folds)
+  keys <- unlist(lapply(folds, function(f) (f$j - 1) * nrow(x) + f$i))
+  expect_false(anyDuplicated(keys) > 0)
+  xd <- as.matrix(x)
+  for (f in folds) {
+    z <- f$value == 0
+    expect_identical(sum(z), 200L)
+    expect_true(all(xd[cbind(f$i, f$j)][z] == 0))
+    expect_equal(f$weight, ifelse(z, n_prop / 200, 1))
+    expect_identical(sum(!z), as.integer(round(0.1 * length(x@x))))
+  }
+  # by default: as many zeros as held-out stored entries, at least 10,000,
+  # at most those of a fold in proportion (then weight 1)
+  expect_identical(cv_zero_sample(500, 1e6), 10000)
+  expect_identical(cv_zero_sample(25000, 5e6), 25000)
+  expect_identical(cv_zero_sample(500, 2310), 2310)
+  f <- draw_folds(x, 0.1, 3)[[1]]
+  expect_true(all(f$weight == 1))
+  expect_identical(sum(f$value == 0), as.integer(n_prop))
+})
+
+test_that("the weighted held-out error is unbiased for a fold in proportion", {
+  # with the fit held fixed, the mean over random folds of the weighted
+  # squared held-out error equals its exact expectation over folds that hold
+  # out 10 % of the stored entries and 10 % of all zeros
+  x <- planted_sparse()
+  fit <- nmf(x, 2, control = nmf_control(max_iter = 50),
+             keep_data = FALSE)
+  p <- fit$W %*% fit$H
+  xd <- as.matrix(x)
+  stored <- xd != 0
+  exact <- round(0.1 * sum(stored)) / sum(stored) * sum((xd - p)[stored]^2) +
+    round(0.1 * sum(!stored)) * mean(p[!stored]^2)
+  set.seed(23)
+  est <- unlist(lapply(seq_len(200), function(r) {
+    vapply(draw_folds(x, 0.1, 3, zeros = 100), function(f) {
+      pred <- p[cbind(f$i, f$j)]
+      sum(f$weight * (f$value - pred)^2)
+    }, numeric(1))
+  }))
+  se <- stats::sd(est) / sqrt(length(est))
+  expect_lt(abs(mean(est) - exact), 4 * se)
+  expect_lt(abs(mean(est) / exact - 1), 0.02)
+  # the zeros' share is large, so unweighted zeros would be far off
+  zero_part <- round(0.1 * sum(!stored)) * mean(p[!stored]^2)
+  expect_gt(zero_part / exact, 0.2)
+})
+
+test_that("sampled zeros give the errors and rank of all zeros in proportion", {
+  x <- planted_sparse()
+  x@x <- x@x * withr::with_seed(24, exp(rnorm(length(x@x), sd = 0.02)))
+  args <- list(control = nmf_control(max_iter = 300, tol = 1e-6))
+  set.seed(25)
+  full <- suppressWarnings(rank_cv(x, 2:6, nmf, 0.1, 3, args))
+  set.seed(25)
+  sampled <- suppressWarnings(rank_cv(x, 2:6, nmf, 0.1, 3, args,
+                                      zeros = 300))
+  # ranks up to the planted one, whose fits do not depend on the start (a
+  # fit above it may land in a poorer local minimum in either run); there
+  # the zeros carry 20 % of the error, which unweighted zeros would miss
+  a <- cv_summary(full$results)[1:3, ]
+  b <- cv_summary(sampled$results)[1:3, ]
+  expect_lt(max(abs(b$mean / a$mean - 1)), 0.05)
+  expect_identical(full$best[["one_se"]], 4L)
+  expect_identical(sampled$best[["one_se"]], 4L)
+})
+
+test_that("zeros of a huge sparse matrix are sampled without listing them", {
+  # 1e10 entries: listing the zeros would need 80 GB
+  x <- Matrix::sparseMatrix(i = 1:1000 * 97, j = 1:1000 * 89, x = 1,
+                            dims = c(1e5, 1e5))
+  set.seed(26)
+  folds <- draw_folds(x, 0.05, 3)
+  for (f in folds) {
+    expect_identical(sum(f$value == 0), 10000L)
+    expect_identical(sum(f$value != 0), 50L)
+    expect_equal(unique(f$weight[f$value == 0]),
+                 round(0.05 * (1e10 - 1000)) / 10000)
+  }
+  keys <- unlist(lapply(folds, function(f) (f$j - 1) * 1e5 + f$i))
+  expect_false(anyDuplicated(keys) > 0)
+})

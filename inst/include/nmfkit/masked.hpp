@@ -30,6 +30,11 @@ namespace nmfkit {
 constexpr double kMaskedNnlsTol = 1e-8;
 constexpr int kMaskedNnlsPasses = 100;
 
+/// Missing entries are filled in with the prediction (the EM step) when no
+/// row or column misses more than this share of its entries (see
+/// nmf_masked).
+constexpr double kFewMissing = 0.01;
+
 /// Exceptions of the entry weights compressed by one index (columns or
 /// rows): for outer index o, entries start[o] .. start[o + 1] - 1 hold the
 /// other index, the weight offset a_ij - base and the data value x_ij.
@@ -206,6 +211,52 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
   return viol;
 }
 
+/// The EM step of HALS when every exception is a missing entry filled with
+/// the current prediction (base 1): every column shares the base Gram
+/// matrix G0, so the right-hand sides B0[:, o] + sum_e (f_e'z_o - value_e)
+/// f_e go to the unmasked engine's vectorised hals_update(), which costs
+/// what an unmasked update does. Same majorizer as masked_update(impute).
+inline double filled_hals_update(Mat& z, const Mat& f, const Mat& g0,
+                                 const Mat& b0, const Exceptions& ex,
+                                 const NmfParams& p, const Parallel& par,
+                                 Mat& zt, Mat& bt) {
+  const Index k = z.rows();
+  bt.resize(z.cols(), k);
+  par.for_chunks(z.cols(), [&](Index c0, Index len) {
+    Vec b(k);
+    for (Index o = c0; o < c0 + len; ++o) {
+      b = b0.col(o);
+      for (Index e = ex.start[o]; e < ex.start[o + 1]; ++e) {
+        const auto fe = f.col(ex.inner[e]);
+        b.noalias() += (fe.dot(z.col(o)) - ex.value[e]) * fe;
+      }
+      bt.row(o) = b.transpose();
+    }
+  }, 4.0 * static_cast<double>(k) * (ex.size() + z.cols()));
+  zt = z.transpose();
+  const double viol = hals_update(zt, g0, bt, p.threads, p.inner,
+                                  p.inner_tol);
+  z = zt.transpose();
+  return viol;
+}
+
+/// Whether every column misses at most `share` of its m entries and every
+/// row at most `share` of its n (base 1: exceptions of weight 0).
+inline bool few_missing_per_line(const EntryWeights& a, Index m, Index n,
+                                 double share) {
+  auto few = [&](const Exceptions& ex, Index len) {
+    const double cap = share * static_cast<double>(len);
+    for (size_t o = 0; o + 1 < ex.start.size(); ++o) {
+      double c = 0.0;
+      for (Index e = ex.start[o]; e < ex.start[o + 1]; ++e)
+        c += ex.delta[e] == -1.0 ? 1.0 : 0.0;
+      if (c > cap) return false;
+    }
+    return true;
+  };
+  return few(a.by_col, m) && few(a.by_row, n);
+}
+
 /// sum over the exceptions of delta_e * value_e^2 (the weighted data norm
 /// is base * ||X||^2 plus this).
 inline double exception_sq_norm(const Exceptions& ex) {
@@ -266,12 +317,23 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
           "nmf_masked: params");
   const Parallel par(p.threads);
   const bool base = a.base != 0.0;
-  // Many missing entries (k^2 flops each in the Gram corrections, against
-  // about k per stored entry for the unmasked products): fill them in
-  // instead (see masked_update), e.g. the held-out zeros of sparse data.
+  // Missing entries cost k^2 flops each in the Gram corrections, against
+  // about k per stored entry for the unmasked products, while filling them
+  // in with the prediction (see masked_update) costs 2k but slows each
+  // line's convergence by about the share of its entries that are missing.
+  // So fill them in when they are many (more than 4 x stored / k, e.g. 30 %
+  // of a sparse matrix) or a small share of every line (at most
+  // kFewMissing, e.g. the held-out entries of nmf_rank()'s folds of sparse
+  // data); with HALS and nothing but missing entries, the filled-in update
+  // then runs on the unmasked engine (filled_hals_update).
   double missing = 0.0;
   for (double d : a.by_col.delta) missing += (base && d == -1.0) ? 1.0 : 0.0;
-  const bool impute = missing * static_cast<double>(k) > 4.0 * x.stored();
+  const bool impute =
+      missing > 0.0 &&
+      (missing * static_cast<double>(k) > 4.0 * x.stored() ||
+       detail::few_missing_per_line(a, m, n, kFewMissing));
+  const bool filled = impute && p.method == Method::hals &&
+                      missing == static_cast<double>(a.by_col.size());
   const double x2 = base ? x.sq_norm() : 0.0;
   const double xw2 = x2 + detail::exception_sq_norm(a.by_col);
   const double n_obs =
@@ -283,7 +345,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   Result r;
   Mat wt = w.transpose();  // k x m: each column a row of W
   r.H = h;
-  Mat g0, b0, wt_prev, h_prev;
+  Mat g0, b0, wt_prev, h_prev, zt, bt;
   RelativeTest test(p.tol);
   auto step = [&](int) {
     wt_prev = wt;
@@ -292,14 +354,19 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
       g0 = r.H * r.H.transpose();
       x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
     }
-    double viol = detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, p,
-                                        mu_eps, par, impute);
+    double viol =
+        filled ? detail::filled_hals_update(wt, r.H, g0, b0, a.by_row, p, par,
+                                            zt, bt)
+               : detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, p,
+                                       mu_eps, par, impute);
     if (base) {
       g0 = wt * wt.transpose();
       x.left_mult(wt, b0, p.threads);  // W^T X, k x n
     }
-    viol += detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base, p,
-                                  mu_eps, par, impute);
+    viol += filled ? detail::filled_hals_update(r.H, wt, g0, b0, a.by_col, p,
+                                                par, zt, bt)
+                   : detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base,
+                                           p, mu_eps, par, impute);
     double e = 0.0;
     if (base) {
       e = x2 - 2.0 * r.H.cwiseProduct(b0).sum() +
