@@ -54,8 +54,8 @@
 #' outer product per masked (or reweighted) entry of that row or column, so
 #' a few missing entries cost little. When missing entries outnumber four
 #' times the stored entries per component (30 % of a sparse matrix), or are
-#' at most 1 % of every row and column (the held-out entries of
-#' [nmf_rank()]'s folds of sparse data), they are instead filled in with the
+#' at most 10 % of every row and column (the held-out entries of
+#' [nmf_rank()]'s folds), they are instead filled in with the
 #' current prediction at each update (the EM step for missing data, which
 #' still lowers the masked loss every iteration but may need more
 #' iterations; HALS then runs the unmasked engine's update, at the cost of

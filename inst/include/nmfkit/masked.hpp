@@ -33,7 +33,7 @@ constexpr int kMaskedNnlsPasses = 100;
 /// Missing entries are filled in with the prediction (the EM step) when no
 /// row or column misses more than this share of its entries (see
 /// nmf_masked).
-constexpr double kFewMissing = 0.01;
+constexpr double kFewMissing = 0.1;
 
 /// Exceptions of the entry weights compressed by one index (columns or
 /// rows): for outer index o, entries start[o] .. start[o + 1] - 1 hold the
@@ -323,8 +323,8 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   // line's convergence by about the share of its entries that are missing.
   // So fill them in when they are many (more than 4 x stored / k, e.g. 30 %
   // of a sparse matrix) or a small share of every line (at most
-  // kFewMissing, e.g. the held-out entries of nmf_rank()'s folds of sparse
-  // data); with HALS and nothing but missing entries, the filled-in update
+  // kFewMissing = 10 %, e.g. the held-out entries of nmf_rank()'s folds:
+  // 5 % of a dense line, far less of a sparse one); with HALS and nothing but missing entries, the filled-in update
   // then runs on the unmasked engine (filled_hals_update).
   double missing = 0.0;
   for (double d : a.by_col.delta) missing += (base && d == -1.0) ? 1.0 : 0.0;
