@@ -233,10 +233,10 @@ inline double filled_hals_update(Mat& z, const Mat& f, const Mat& g0,
       bt.row(o) = b.transpose();
     }
   }, 4.0 * static_cast<double>(k) * (ex.size() + z.cols()));
-  zt = z.transpose();
+  detail::transpose_into(z, zt, p.threads);
   const double viol = hals_update(zt, g0, bt, p.threads, p.inner,
                                   p.inner_tol);
-  z = zt.transpose();
+  detail::transpose_into(zt, z, p.threads);
   return viol;
 }
 

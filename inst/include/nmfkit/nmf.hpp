@@ -124,11 +124,11 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
         return first;
       }
       case Method::hals: {
-        zt = z.transpose();
-        bt = b.transpose();
+        detail::transpose_into(z, zt, p.threads);
+        detail::transpose_into(b, bt, p.threads);
         const double first =
             hals_update(zt, g, bt, p.threads, p.inner, p.inner_tol);
-        z = zt.transpose();
+        detail::transpose_into(zt, z, p.threads);
         return first;
       }
       default: {
@@ -166,7 +166,14 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   double first_viol = -1.0;
   RelativeTest test(p.tol);
   auto push = [&](const Mat& z, const Mat& old) -> Mat {
-    return (z + ex.beta * (z - old)).cwiseMax(0.0);
+    Mat out(z.rows(), z.cols());
+    detail::for_chunks(z.cols(), p.threads, [&](Index c0, Index len) {
+      out.middleCols(c0, len) =
+          (z.middleCols(c0, len) +
+           ex.beta * (z.middleCols(c0, len) - old.middleCols(c0, len)))
+              .cwiseMax(0.0);
+    }, 10.0 * static_cast<double>(z.size()));
+    return out;
   };
   auto step = [&](int) {
     wt_prev = wt;

@@ -136,6 +136,17 @@ double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
   return s;
 }
 
+/// dst = src^T, copied in parallel chunks of src's columns (a copy: the
+/// bits do not depend on the threads). The HALS updates transpose their
+/// factor and right-hand side every iteration; done serially, these copies
+/// were a fixed share of the iteration that a second thread could not help.
+inline void transpose_into(const Mat& src, Mat& dst, int threads) {
+  dst.resize(src.cols(), src.rows());
+  for_chunks(src.cols(), threads, [&](Index c0, Index len) {
+    dst.middleRows(c0, len) = src.middleCols(c0, len).transpose();
+  }, 10.0 * static_cast<double>(src.size()));
+}
+
 }  // namespace detail
 }  // namespace nmfkit
 
