@@ -133,18 +133,24 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
 normalize_columns <- function(x) {
   if (inherits(x, "dgCMatrix")) {
     col <- rep.int(seq_len(ncol(x)), diff(x@p))
+    # column maxima: the last entry of each column after ordering by
+    # (column, value); empty columns keep 0
     mx <- numeric(ncol(x))
     if (length(col)) {
-      top <- tapply(x@x, col, max)
-      mx[as.integer(names(top))] <- top
+      o <- order(col, x@x)
+      last <- x@p[-1L][diff(x@p) > 0L]
+      mx[col[o[last]]] <- x@x[o[last]]
     }
     mx[mx == 0] <- 1
     v <- x@x / mx[col]
-    nu <- sqrt(vapply(split(v^2, factor(col, seq_len(ncol(x)))), sum,
-                      numeric(1)))
+    sq <- x
+    sq@x <- v^2
+    nu <- sqrt(Matrix::colSums(sq))
     norm <- nu * mx
     keep <- norm >= 0.05 * mean(norm) & norm > 0
-    x@x <- ifelse(keep[col], v / nu[col], 0)
+    out <- v / nu[col]
+    out[!keep[col]] <- 0
+    x@x <- out
     return(Matrix::drop0(x))
   }
   mx <- apply(x, 2, max)

@@ -211,29 +211,36 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
   return viol;
 }
 
-/// The EM step of HALS when every exception is a missing entry filled with
-/// the current prediction (base 1): every column shares the base Gram
-/// matrix G0, so the right-hand sides B0[:, o] + sum_e (f_e'z_o - value_e)
-/// f_e go to the unmasked engine's vectorised hals_update(), which costs
-/// what an unmasked update does. Same majorizer as masked_update(impute).
-inline double filled_hals_update(Mat& z, const Mat& f, const Mat& g0,
-                                 const Mat& b0, const Exceptions& ex,
-                                 const NmfParams& p, const Parallel& par,
-                                 Mat& zt, Mat& bt) {
+/// The EM step of HALS or ANLS when every exception is a missing entry
+/// filled with the current prediction (base 1): every column shares the
+/// base Gram matrix G0, so the right-hand sides B0[:, o] + sum_e (f_e'z_o -
+/// value_e) f_e go to the unmasked engine's update (hals_update(), or
+/// nnls_bpp() warm-started), which costs what an unmasked update does. Same
+/// majorizer as masked_update(impute). Returns the update's violation at
+/// its entry point, as the unmasked engine reports it.
+inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
+                            const Mat& b0, const Exceptions& ex,
+                            const NmfParams& p, const Parallel& par, Mat& zt,
+                            Mat& b, Mat& bt) {
   const Index k = z.rows();
-  bt.resize(z.cols(), k);
+  b.resize(k, z.cols());
   par.for_chunks(z.cols(), [&](Index c0, Index len) {
-    Vec b(k);
     for (Index o = c0; o < c0 + len; ++o) {
-      b = b0.col(o);
+      auto bo = b.col(o);
+      bo = b0.col(o);
       for (Index e = ex.start[o]; e < ex.start[o + 1]; ++e) {
         const auto fe = f.col(ex.inner[e]);
-        b.noalias() += (fe.dot(z.col(o)) - ex.value[e]) * fe;
+        bo.noalias() += (fe.dot(z.col(o)) - ex.value[e]) * fe;
       }
-      bt.row(o) = b.transpose();
     }
   }, 4.0 * static_cast<double>(k) * (ex.size() + z.cols()));
+  if (p.method == Method::anls) {
+    const double first = violation(z, g0, b, p.threads);
+    nnls_bpp(z, g0, b, p.threads, true);
+    return first;
+  }
   detail::transpose_into(z, zt, p.threads);
+  detail::transpose_into(b, bt, p.threads);
   const double viol = hals_update(zt, g0, bt, p.threads, p.inner,
                                   p.inner_tol);
   detail::transpose_into(zt, z, p.threads);
@@ -324,15 +331,16 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   // So fill them in when they are many (more than 4 x stored / k, e.g. 30 %
   // of a sparse matrix) or a small share of every line (at most
   // kFewMissing = 10 %, e.g. the held-out entries of nmf_rank()'s folds:
-  // 5 % of a dense line, far less of a sparse one); with HALS and nothing but missing entries, the filled-in update
-  // then runs on the unmasked engine (filled_hals_update).
+  // 5 % of a dense line, far less of a sparse one). With HALS or ANLS and
+  // nothing but missing entries, the filled-in update then runs on the
+  // unmasked engine (filled_update).
   double missing = 0.0;
   for (double d : a.by_col.delta) missing += (base && d == -1.0) ? 1.0 : 0.0;
   const bool impute =
       missing > 0.0 &&
       (missing * static_cast<double>(k) > 4.0 * x.stored() ||
        detail::few_missing_per_line(a, m, n, kFewMissing));
-  const bool filled = impute && p.method == Method::hals &&
+  const bool filled = impute && p.method != Method::mu &&
                       missing == static_cast<double>(a.by_col.size());
   const double x2 = base ? x.sq_norm() : 0.0;
   const double xw2 = x2 + detail::exception_sq_norm(a.by_col);
@@ -345,7 +353,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   Result r;
   Mat wt = w.transpose();  // k x m: each column a row of W
   r.H = h;
-  Mat g0, b0, wt_prev, h_prev, zt, bt;
+  Mat g0, b0, wt_prev, h_prev, zt, fb, bt;
   RelativeTest test(p.tol);
   auto step = [&](int) {
     wt_prev = wt;
@@ -355,16 +363,16 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
       x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
     }
     double viol =
-        filled ? detail::filled_hals_update(wt, r.H, g0, b0, a.by_row, p, par,
-                                            zt, bt)
+        filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, p, par, zt,
+                                       fb, bt)
                : detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, p,
                                        mu_eps, par, impute);
     if (base) {
       g0 = wt * wt.transpose();
       x.left_mult(wt, b0, p.threads);  // W^T X, k x n
     }
-    viol += filled ? detail::filled_hals_update(r.H, wt, g0, b0, a.by_col, p,
-                                                par, zt, bt)
+    viol += filled ? detail::filled_update(r.H, wt, g0, b0, a.by_col, p, par,
+                                           zt, fb, bt)
                    : detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base,
                                            p, mu_eps, par, impute);
     double e = 0.0;
