@@ -58,8 +58,8 @@
 #' [nmf_rank()]'s folds), they are instead filled in with the
 #' current prediction at each update (the EM step for missing data, which
 #' still lowers the masked loss every iteration but may need more
-#' iterations; HALS then runs the unmasked engine's update, at the cost of
-#' an unmasked fit). Every method (`"hals"`, `"mu"`,
+#' iterations; HALS and ANLS then run the unmasked engine's update, at the
+#' cost of an unmasked fit). Every method (`"hals"`, `"mu"`,
 #' `"anls"`) works. Starting points are computed from `x` with missing
 #' entries set to 0. `fitted()` returns `W H` everywhere, so it fills in
 #' (imputes) the missing entries; `residuals()` is `NA` there. Every row and

@@ -214,10 +214,8 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
 /// The EM step of HALS or ANLS when every exception is a missing entry
 /// filled with the current prediction (base 1): every column shares the
 /// base Gram matrix G0, so the right-hand sides B0[:, o] + sum_e (f_e'z_o -
-/// value_e) f_e go to the unmasked engine's update (hals_update(), or
-/// nnls_bpp() warm-started), which costs what an unmasked update does. Same
-/// majorizer as masked_update(impute). Returns the update's violation at
-/// its entry point, as the unmasked engine reports it.
+/// value_e) f_e go to the unmasked engine's factor_update(), which costs
+/// what an unmasked update does. Same majorizer as masked_update(impute).
 inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
                             const Mat& b0, const Exceptions& ex,
                             const NmfParams& p, const Parallel& par, Mat& zt,
@@ -234,17 +232,8 @@ inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
       }
     }
   }, 4.0 * static_cast<double>(k) * (ex.size() + z.cols()));
-  if (p.method == Method::anls) {
-    const double first = violation(z, g0, b, p.threads);
-    nnls_bpp(z, g0, b, p.threads, true);
-    return first;
-  }
-  detail::transpose_into(z, zt, p.threads);
-  detail::transpose_into(b, bt, p.threads);
-  const double viol = hals_update(zt, g0, bt, p.threads, p.inner,
-                                  p.inner_tol);
-  detail::transpose_into(zt, z, p.threads);
-  return viol;
+  // mu never takes this path (see nmf_masked), so no mu_eps is needed
+  return factor_update(z, g0, b, p, 0.0, zt, bt);
 }
 
 /// Whether every column misses at most `share` of its m entries and every
