@@ -32,8 +32,10 @@ scale_data <- function(x, e) {
 # finite, "degenerate" when W H is zero (every component has an all-zero
 # column of W or row of H: the relative error is 1), else the solver's.
 fit_status <- function(W, H, status) {
-  if (!all(is.finite(W)) || !all(is.finite(H))) return("numerical_error")
-  used <- colSums(W > 0) > 0 & rowSums(H > 0) > 0
+  # the factors are nonnegative, so one sum finds any NaN or Inf and the
+  # column sums find the components in use, without m x k temporaries
+  if (!is.finite(sum(W)) || !is.finite(sum(H))) return("numerical_error")
+  used <- colSums(W) > 0 & rowSums(H) > 0
   if (!any(used)) return("degenerate")
   status
 }

@@ -169,10 +169,10 @@ void bench_kernels(const Problem& p) {
                   nmfkit::cd_pass(wt, hht, bt, th);
               }),
           inner * pass_flops);
-      row("hals_update (m x k)", th, inner,
+      row("hals_update (k x m)", th, inner,
           time_it(
-              reps, [&] { w = p.w; },
-              [&] { nmfkit::hals_update(w, hht, b, th, inner, 0.0); }),
+              reps, [&] { w = p.w.transpose(); },
+              [&] { nmfkit::hals_update(w, hht, bt, th, inner, 0.0); }),
           inner * pass_flops);
     }
   }
@@ -358,38 +358,29 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
         static_cast<double>(solves) / cols,
         static_cast<double>(solves) / std::max(fact, 1L), steps);
   }
-  for (int inner : {1, 10}) {  // HALS by component, m x k and n x k layouts
+  for (int inner : {1, 10}) {  // HALS by component on the k x m layout
     if (inner == 1 && !all) continue;
     // Persistent buffers: no allocation inside the loop.
-    Mat w = w0, ht = h0.transpose(), g;
-    Mat hk(kK, d.cols()), wk(kK, d.rows());    // H and W' for the products
+    Mat wt = w0.transpose(), h = h0, g;
     Mat btm(kK, d.rows()), btn(kK, d.cols());  // H X', W' X
-    Mat bm(d.rows(), kK), bn(d.cols(), kK);    // their transposes
-    Mat hht = ht.transpose() * ht;
+    Mat hht = h * h.transpose();
     Phases ph;
     const Trace tr = run(
         [&] {
           ph.lap();
-          hk = ht.transpose();
-          ph.lap(2);
-          d.left_mult_t(hk, btm, threads);  // H X', k x m
+          d.left_mult_t(h, btm, threads);  // H X', k x m
           ph.lap(0);
-          bm = btm.transpose();
-          ph.lap(2);
-          nmfkit::hals_update(w, hht, bm, threads, inner, 0.1);
+          nmfkit::hals_update(wt, hht, btm, threads, inner, 0.1);
           ph.lap(1);
-          g.noalias() = w.transpose() * w;
-          wk = w.transpose();
+          g.noalias() = wt * wt.transpose();
           ph.lap(2);
-          d.left_mult(wk, btn, threads);  // W' X, k x n
+          d.left_mult(wt, btn, threads);  // W' X, k x n
           ph.lap(0);
-          bn = btn.transpose();
-          ph.lap(2);
-          nmfkit::hals_update(ht, g, bn, threads, inner, 0.1);
+          nmfkit::hals_update(h, g, btn, threads, inner, 0.1);
           ph.lap(1);
-          hht.noalias() = ht.transpose() * ht;
+          hht.noalias() = h * h.transpose();
           const double e =
-              x2 - 2.0 * ht.cwiseProduct(bn).sum() + g.cwiseProduct(hht).sum();
+              x2 - 2.0 * h.cwiseProduct(btn).sum() + g.cwiseProduct(hht).sum();
           ph.lap(2);
           return nmfkit::relative_error(std::max(e, 0.0), x2);
         },

@@ -138,8 +138,8 @@ TEST_CASE("BPP and component HALS give the same bits on 1 and 2 threads") {
   nmfkit::nnls_bpp(w2, s.g, s.b * 1.1, 2, true);
   CHECK(w1 == w2);
 
-  const Mat g = s.g, b = s.b.transpose();  // 3000 x 20
-  Mat h1 = runif(3000, 20, 402), h2 = h1;
+  const Mat g = s.g, b = s.b;  // 20 x 3000
+  Mat h1 = runif(20, 3000, 402), h2 = h1;
   const double v1 = nmfkit::hals_update(h1, g, b, 1, 4, 0.1);
   const double v2 = nmfkit::hals_update(h2, g, b, 2, 4, 0.1);
   CHECK(h1 == h2);
@@ -158,19 +158,19 @@ TEST_CASE("component HALS pass gives cd_pass's iterate and violation") {
   b.row(4) = -b.row(4);       // a row cd_pass skips (z = 0, b <= 0)
   for (int inner : {1, 6}) {
     CAPTURE(inner);
-    Mat wt = w.transpose();  // today's k x m layout
+    Mat wt = w.transpose();  // the k x m layout of both solvers
     const Mat bt = b.transpose();
     const double vcd = nmfkit::cd_pass(wt, g, bt, 1);
     for (int l = 2; l <= inner; ++l) nmfkit::cd_pass(wt, g, bt, 1);
-    Mat wc = w;
-    const double vh = nmfkit::hals_update(wc, g, b, 1, inner, 0.0);
+    Mat wc = w.transpose();
+    const double vh = nmfkit::hals_update(wc, g, bt, 1, inner, 0.0);
     const double scale = w.cwiseAbs().maxCoeff();
-    CHECK((wc - wt.transpose()).cwiseAbs().maxCoeff() < 1e-12 * scale);
+    CHECK((wc - wt).cwiseAbs().maxCoeff() < 1e-12 * scale);
     CHECK(std::abs(vh - vcd) < 1e-12 * vcd);
-    CHECK(wc.row(4).isZero(0.0));
+    CHECK(wc.col(4).isZero(0.0));
     CHECK(wc.minCoeff() >= 0.0);
   }
-  Mat wbad = w;
-  CHECK_THROWS_AS(nmfkit::hals_update(wbad, g, b.leftCols(3), 1),
+  Mat wbad = w.transpose();
+  CHECK_THROWS_AS(nmfkit::hals_update(wbad, g, b.transpose().topRows(3), 1),
                   std::invalid_argument);
 }

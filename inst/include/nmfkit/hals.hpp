@@ -1,10 +1,9 @@
-// HALS organised by component: the factor is stored m x k (column-major), and
-// component t of every row moves at once,
+// HALS organised by component: for a fixed component t, every row of the
+// factor moves at once,
 //   W[:, t] <- max(W[:, t] - (W G[:, t] - B[:, t]) / G(t, t), 0),
 // a matrix-vector product over contiguous memory. Each row still sees its own
 // latest coordinates, so this is the same cyclic coordinate descent as
-// cd_pass (nnls.hpp) on the transposed layout: the same iterates up to
-// rounding.
+// cd_pass (nnls.hpp): the same iterates up to rounding.
 #pragma once
 
 #include <algorithm>
@@ -15,54 +14,90 @@
 #include "types.hpp"
 
 namespace nmfkit {
+namespace detail {
 
-/// Updates W (m x k) for min_{W >= 0} 1/2 tr(W G W') - tr(B' W), with G
-/// (k x k) symmetric, e.g. G = H H' and B = X H' (m x k): `inner` cyclic
-/// passes over the k components. Rows are cut into fixed chunks
-/// (parallel.hpp); each chunk runs all its passes inside one parallel region,
-/// its block of W staying in cache. A chunk stops early once a pass's
-/// violation falls to inner_tol times its first pass's (inner_tol = 0: only
-/// at an exact fixed point), so the result never depends on the thread count.
-/// Returns the first pass's projected-gradient violation (the sum of |pg| at
-/// the entry point of each coordinate, as cd_pass reports), summed over the
-/// chunks in order. Components with G(t, t) <= 0 are left as they are.
-inline double hals_update(Mat& w, const Mat& g, const Mat& b, int threads,
+/// Rows of the factor that one register block updates together: the
+/// product W G[:, t] for them is kHalsBlock accumulators held in registers
+/// over the k columns (4 SSE2 registers), so W is read once per component.
+constexpr Index kHalsBlock = 8;
+
+/// One component-wise pass over the block (len x k, column-major, rows are
+/// the factor's columns) `wc` with right-hand side `bc` (len x k). Returns
+/// the violation: the sum of |projected gradient| at the entry point of
+/// each coordinate, as cd_pass reports.
+inline double hals_block_pass(Mat& wc, const Mat& bc, const Mat& g) {
+  using Block = Eigen::Matrix<double, kHalsBlock, 1>;
+  const Index len = wc.rows(), k = wc.cols();
+  const Index full = len - len % kHalsBlock;
+  double viol = 0.0;
+  for (Index t = 0; t < k; ++t) {
+    const double* gt = g.col(t).data();
+    const double gtt = g(t, t);
+    double* wt = wc.col(t).data();
+    const double* bt = bc.col(t).data();
+    for (Index i0 = 0; i0 < full; i0 += kHalsBlock) {
+      Block grad = -Eigen::Map<const Block>(bt + i0);
+      const double* wl = wc.data() + i0;
+      for (Index l = 0; l < k; ++l, wl += len)
+        grad.noalias() += Eigen::Map<const Block>(wl) * gt[l];
+      Eigen::Map<Block> wv(wt + i0);
+      viol += (wv.array() == 0.0)
+                  .select(grad.array().min(0.0), grad.array())
+                  .abs()
+                  .sum();
+      if (gtt > 0.0) wv = (wv - grad / gtt).cwiseMax(0.0);
+    }
+    for (Index i = full; i < len; ++i) {
+      double gr = -bt[i];
+      for (Index l = 0; l < k; ++l) gr += wc(i, l) * gt[l];
+      viol += std::abs(wt[i] == 0.0 ? std::min(0.0, gr) : gr);
+      if (gtt > 0.0) wt[i] = std::max(wt[i] - gr / gtt, 0.0);
+    }
+  }
+  return viol;
+}
+
+}  // namespace detail
+
+/// Updates Z (k x cols) for min_{Z >= 0} 1/2 tr(Z'GZ) - tr(B'Z), with G
+/// (k x k) symmetric and B k x cols (the layout of cd_pass and nnls_bpp;
+/// e.g. Z = W', G = H H', B = H X'): `inner` cyclic passes over the k
+/// components. Columns are cut into fixed chunks (parallel.hpp); each chunk
+/// is transposed into a cache-resident block, runs all its passes there one
+/// component across its rows at a time, and is written back, all inside one
+/// parallel region. A chunk stops early once a pass's violation falls to
+/// inner_tol times its first pass's (inner_tol = 0: only at an exact fixed
+/// point), so the result never depends on the thread count. Returns the
+/// first pass's projected-gradient violation (the sum of |pg| at the entry
+/// point of each coordinate, as cd_pass reports), summed over the chunks in
+/// order. Components with G(t, t) <= 0 are left as they are.
+inline double hals_update(Mat& z, const Mat& g, const Mat& b, int threads,
                           int inner = 1, double inner_tol = 0.0) {
-  const Index m = w.rows(), k = w.cols();
+  const Index k = z.rows(), cols = z.cols();
   require(g.rows() == k && g.cols() == k, "hals_update: G must be k x k");
-  require(b.rows() == m && b.cols() == k, "hals_update: B must be m x k");
+  require(b.rows() == k && b.cols() == cols,
+          "hals_update: B must be k x cols");
   require(inner >= 1 && inner_tol >= 0.0, "hals_update: inner passes");
-  const Index clen = detail::chunk_length(m);
-  const Index chunks = (m + clen - 1) / clen;
+  const Index clen = detail::chunk_length(cols);
+  const Index chunks = (cols + clen - 1) / clen;
   std::vector<double> first(static_cast<size_t>(chunks), 0.0);
   detail::for_chunks(
-      m, threads,
-      [&](Index r0, Index len) {
-        auto wc = w.middleRows(r0, len);
-        auto bc = b.middleRows(r0, len);
-        Vec grad(len);
+      cols, threads,
+      [&](Index c0, Index len) {
+        Mat wc = z.middleCols(c0, len).transpose();
+        const Mat bc = b.middleCols(c0, len).transpose();
         double viol0 = 0.0;
         for (int pass = 1; pass <= inner; ++pass) {
-          double viol = 0.0;
-          for (Index t = 0; t < k; ++t) {
-            grad.noalias() = wc * g.col(t);
-            grad -= bc.col(t);
-            auto wt = wc.col(t);
-            for (Index i = 0; i < len; ++i) {
-              const double gr = grad[i];
-              viol += std::abs(wt[i] == 0.0 ? std::min(0.0, gr) : gr);
-            }
-            const double gtt = g(t, t);
-            if (gtt > 0.0) wt = (wt - grad / gtt).cwiseMax(0.0);
-          }
+          const double viol = detail::hals_block_pass(wc, bc, g);
           if (pass == 1) viol0 = viol;
           // as nmf(): a further pass runs unless this one (after the first)
           // removed little; a zero first violation is a fixed point already
           if (viol0 == 0.0 || (pass > 1 && viol <= inner_tol * viol0)) break;
         }
-        first[static_cast<size_t>(r0 / clen)] = viol0;
+        z.middleCols(c0, len) = wc.transpose();
+        first[static_cast<size_t>(c0 / clen)] = viol0;
       },
-      2.0 * static_cast<double>(k) * k * m * inner);
+      2.0 * static_cast<double>(k) * k * cols * inner);
   double viol = 0.0;
   for (double v : first) viol += v;
   return viol;

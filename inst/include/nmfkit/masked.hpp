@@ -218,8 +218,8 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
 /// what an unmasked update does. Same majorizer as masked_update(impute).
 inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
                             const Mat& b0, const Exceptions& ex,
-                            const NmfParams& p, const Parallel& par, Mat& zt,
-                            Mat& b, Mat& bt) {
+                            const NmfParams& p, const Parallel& par,
+                            Mat& b) {
   const Index k = z.rows();
   b.resize(k, z.cols());
   par.for_chunks(z.cols(), [&](Index c0, Index len) {
@@ -233,7 +233,7 @@ inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
     }
   }, 4.0 * static_cast<double>(k) * (ex.size() + z.cols()));
   // mu never takes this path (see nmf_masked), so no mu_eps is needed
-  return factor_update(z, g0, b, p, 0.0, zt, bt);
+  return factor_update(z, g0, b, p, 0.0);
 }
 
 /// Whether every column misses at most `share` of its m entries and every
@@ -342,7 +342,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   Result r;
   Mat wt = w.transpose();  // k x m: each column a row of W
   r.H = h;
-  Mat g0, b0, wt_prev, h_prev, zt, fb, bt;
+  Mat g0, b0, wt_prev, h_prev, fb;
   RelativeTest test(p.tol);
   auto step = [&](int) {
     wt_prev = wt;
@@ -352,8 +352,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
       x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
     }
     double viol =
-        filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, p, par, zt,
-                                       fb, bt)
+        filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, p, par, fb)
                : detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, p,
                                        mu_eps, par, impute);
     if (base) {
@@ -361,7 +360,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
       x.left_mult(wt, b0, p.threads);  // W^T X, k x n
     }
     viol += filled ? detail::filled_update(r.H, wt, g0, b0, a.by_col, p, par,
-                                           zt, fb, bt)
+                                           fb)
                    : detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base,
                                            p, mu_eps, par, impute);
     double e = 0.0;

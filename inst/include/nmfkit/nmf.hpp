@@ -94,29 +94,22 @@ struct Extrapolation {
 };
 
 /// One factor update of z (k x cols) for min_{z >= 0} 1/2 tr(z'gz) -
-/// tr(b'z) by p.method: exact BPP warm-started (anls), `inner` HALS passes
-/// on the transposed layout, one component across all rows at a time (hals;
-/// zt and bt are its buffers), or multiplicative passes (mu). Returns the
+/// tr(b'z) by p.method: exact BPP warm-started (anls), `inner` HALS passes,
+/// one component across a cached block of columns at a time (hals), or
+/// multiplicative passes (mu). Returns the
 /// projected-gradient violation at the entry point (the stopping measure).
 /// The unmasked engine's update, also used by the masked solver's
 /// filled-in path.
 inline double factor_update(Mat& z, const Mat& g, const Mat& b,
-                            const NmfParams& p, double mu_eps, Mat& zt,
-                            Mat& bt) {
+                            const NmfParams& p, double mu_eps) {
   switch (p.method) {
     case Method::anls: {
       const double first = violation(z, g, b, p.threads);
       nnls_bpp(z, g, b, p.threads, true);
       return first;
     }
-    case Method::hals: {
-      transpose_into(z, zt, p.threads);
-      transpose_into(b, bt, p.threads);
-      const double first =
-          hals_update(zt, g, bt, p.threads, p.inner, p.inner_tol);
-      transpose_into(zt, z, p.threads);
-      return first;
-    }
+    case Method::hals:
+      return hals_update(z, g, b, p.threads, p.inner, p.inner_tol);
     default: {
       const double first = mu_pass(z, g, b, mu_eps, p.threads);
       for (int l = 2; l <= p.inner; ++l)
@@ -145,10 +138,8 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   const double rms =
       std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
   const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
-  // HALS's transposed buffers persist across iterations
-  Mat zt, bt;
   auto update = [&](Mat& z, const Mat& g, const Mat& b) {
-    return detail::factor_update(z, g, b, p, mu_eps, zt, bt);
+    return detail::factor_update(z, g, b, p, mu_eps);
   };
 
   Result r;

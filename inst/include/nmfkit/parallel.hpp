@@ -74,8 +74,14 @@ bool for_chunks_slotted(Index n, int threads, Hooks* hooks, F&& f,
   for (Index g0 = 0; g0 < chunks; g0 += group) {
     if (hooks != nullptr && hooks->check_interrupt()) return false;
     const Index g1 = std::min(chunks, g0 + group);
+    if (!parallel) {
+      // serially without entering OpenMP at all: an if(false) region still
+      // costs a team of one per call, which small fits pay thousands of times
+      for (Index c = g0; c < g1; ++c) f(c * len, std::min(len, n - c * len), 0);
+      continue;
+    }
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic) if (parallel)
+#pragma omp parallel for num_threads(threads) schedule(dynamic)
 #endif
     for (Index c = g0; c < g1; ++c) {
 #ifdef _OPENMP
@@ -87,7 +93,6 @@ bool for_chunks_slotted(Index n, int threads, Hooks* hooks, F&& f,
       f(b, std::min(len, n - b), slot);
     }
   }
-  (void)parallel;
   return true;
 }
 
@@ -134,17 +139,6 @@ double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
   sum_chunks_hooked(n, threads, static_cast<NullHooks*>(nullptr),
                     std::forward<F>(f), s, work);
   return s;
-}
-
-/// dst = src^T, copied in parallel chunks of src's columns (a copy: the
-/// bits do not depend on the threads). The HALS updates transpose their
-/// factor and right-hand side every iteration; done serially, these copies
-/// were a fixed share of the iteration that a second thread could not help.
-inline void transpose_into(const Mat& src, Mat& dst, int threads) {
-  dst.resize(src.cols(), src.rows());
-  for_chunks(src.cols(), threads, [&](Index c0, Index len) {
-    dst.middleRows(c0, len) = src.middleCols(c0, len).transpose();
-  }, 10.0 * static_cast<double>(src.size()));
 }
 
 }  // namespace detail
