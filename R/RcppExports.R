@@ -49,6 +49,10 @@ r_nmf <- function(x, w, h, method, control, callback) {
     .Call(`_nmfkit_r_nmf`, x, w, h, method, control, callback)
 }
 
+r_dense_scan <- function(x) {
+    .Call(`_nmfkit_r_dense_scan`, x)
+}
+
 r_shift_nmf <- function(x, image_dim, group, w_step, inner, starts, control, callback) {
     .Call(`_nmfkit_r_shift_nmf`, x, image_dim, group, w_step, inner, starts, control, callback)
 }

@@ -21,12 +21,22 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                    "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
                  "empty", call = call)
   }
-  vals <- if (inherits(x, "dgCMatrix")) x@x else x
-  if (allow_na) vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
-  check_finite_values(x, vals, arg, call)
-  check_nonnegative_values(x, vals, arg, call)
-  # nonnegative and finite by now: max() needs no logical copy of the data
-  if (!allow_zero_matrix && (!length(vals) || max(vals) == 0)) {
+  if (is.matrix(x) && !allow_na) {
+    # dense data: finiteness, signs and the largest entry in one read; the
+    # detailed checks below run only to report what is wrong
+    scan <- r_dense_scan(x)
+    if (!scan$finite) check_finite_values(x, x, arg, call)
+    if (scan$min < 0) check_nonnegative_values(x, x, arg, call)
+    largest <- scan$max
+  } else {
+    vals <- if (inherits(x, "dgCMatrix")) x@x else x
+    if (allow_na) vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
+    check_finite_values(x, vals, arg, call)
+    check_nonnegative_values(x, vals, arg, call)
+    # nonnegative and finite by now: max() needs no logical copy of the data
+    largest <- if (length(vals)) max(vals) else 0
+  }
+  if (!allow_zero_matrix && largest == 0) {
     abort_nmfkit(c("{.arg {arg}} must have at least one nonzero entry.",
                    "x" = "All {nrow(x)} x {ncol(x)} entries are zero."),
                  "zero", call = call)

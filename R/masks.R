@@ -9,10 +9,11 @@
 masked_setup <- function(x, weights, mask, call = rlang::caller_env()) {
   sparse <- inherits(x, "dgCMatrix")
   vals <- if (sparse) x@x else x
-  na <- is.na(vals)
   if (!is.null(weights)) weights <- check_weights(weights, x, call)
   if (!is.null(mask)) mask <- check_mask(mask, x, call)
-  if (!any(na) && is.null(weights) && is.null(mask)) return(NULL)
+  # anyNA() stops at the first NA and makes no logical copy of the data
+  if (is.null(weights) && is.null(mask) && !anyNA(vals)) return(NULL)
+  na <- is.na(vals)
   x0 <- x
   if (sparse) x0@x[na] <- 0 else x0[na] <- 0
   out <- if (sparse && is.null(weights)) {

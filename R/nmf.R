@@ -190,10 +190,9 @@ nonzero_lines <- function(x, rank) {
     rows <- tabulate(x@i[nz] + 1L, nrow(x)) > 0L
     cols <- tabulate(rep.int(seq_len(ncol(x)), diff(x@p))[nz], ncol(x)) > 0L
   } else {
-    # x is nonnegative: a line sums to zero only if it is all zero (no
-    # logical copy of the data)
-    rows <- rowSums(x) > 0
-    cols <- colSums(x) > 0
+    scan <- r_dense_scan(x)  # one read, no logical copy of the data
+    rows <- scan$rows
+    cols <- scan$cols
   }
   if (all(rows) && all(cols)) return(NULL)
   if (sum(rows) < rank || sum(cols) < rank) return(NULL)

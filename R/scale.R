@@ -8,8 +8,14 @@
 # the largest entry is already between 2^-200 and 2^200 (then sums of squares
 # of up to 2^400 entries neither overflow nor underflow).
 data_exponent <- function(x) {
-  v <- if (inherits(x, "dgCMatrix")) x@x else x
-  mx <- max(-min(v, 0), max(v, 0))  # max(abs(v), 0) without a copy of v
+  mx <- if (is.matrix(x) && is.double(x)) {
+    scan <- r_dense_scan(x)  # one read for both ends
+    if (!scan$finite) return(0)
+    max(-min(scan$min, 0), max(scan$max, 0))
+  } else {
+    v <- if (inherits(x, "dgCMatrix")) x@x else x
+    max(-min(v, 0), max(v, 0))  # max(abs(v), 0) without a copy of v
+  }
   if (!is.finite(mx) || mx == 0 || (mx >= 2^-200 && mx <= 2^200)) return(0)
   ceiling(log2(mx))
 }
