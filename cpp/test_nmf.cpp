@@ -75,6 +75,30 @@ TEST_CASE("randomized SVD matches the exact singular values") {
   CHECK((s.v.transpose() * s.v - Mat::Identity(5, 5)).norm() < 1e-10);
 }
 
+TEST_CASE("thin_q gives an orthonormal basis of the columns, even when rank-deficient") {
+  // spans y: the residual of projecting y on Q is rounding
+  auto check_basis = [](const Mat& y) {
+    const Mat q = nmfkit::detail::thin_q(y);
+    REQUIRE(q.rows() == y.rows());
+    REQUIRE(q.cols() == y.cols());
+    CHECK((q.transpose() * q - Mat::Identity(y.cols(), y.cols())).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((y - q * (q.transpose() * y)).norm() < 1e-12 * y.norm());
+  };
+  // well conditioned (the CholeskyQR2 path)
+  check_basis(rnorm(500, 20, 11));
+  // columns scaled over 7 orders of magnitude (still CholeskyQR2)
+  Mat y = rnorm(300, 12, 12);
+  for (Index j = 0; j < 12; ++j) y.col(j) *= std::pow(10.0, -0.6 * j);
+  check_basis(y);
+  // rank 5 with 15 columns (the Householder fallback): Q stays orthonormal
+  check_basis(runif(200, 5, 13) * rnorm(5, 15, 14));
+  // an exactly zero column and a square y
+  Mat z = rnorm(40, 6, 15);
+  z.col(3).setZero();
+  check_basis(z);
+  check_basis(rnorm(8, 8, 16));
+}
+
 TEST_CASE("NNDSVD does not depend on the SVD's sign convention") {
   const Mat x = runif(40, 30, 7);
   const nmfkit::DenseData d(x);
