@@ -92,7 +92,7 @@ if ("rcppml" %in% parts && requireNamespace("RcppML", quietly = TRUE)) {
   rcppml_run <- function() {
     code <- paste(
       "suppressPackageStartupMessages(library(Matrix))",
-      "options(RcppML.threads = 1)",
+      "Sys.setenv(RcppMLthreads = 1)",
       "set.seed(2)",
       "x <- Matrix::rsparsematrix(20000, 5000, 0.005, rand.x = function(n) runif(n))",
       "t <- system.time(RcppML::nmf(x, 20, tol = 1e-30, maxit = 30, verbose = FALSE, mask_zeros = TRUE, seed = 1))[[3]]",

@@ -105,7 +105,11 @@ fit_nmfkit <- function(x, k, iters, threads = 1L) {
       control = nmf_control(tol = 0, max_iter = iters, threads = threads))
 }
 fit_rcppml <- function(x, k, iters, threads = 1L, tol = 0) {
-  options(RcppML.threads = threads)
+  # RcppML 0.3.7 takes its thread count from the environment variable
+  # RcppMLthreads (what RcppML::setRcppMLthreads() sets); unset or 0 means all
+  # cores. options(RcppML.threads = ) is not read, so before 2026-11-25 its
+  # "1 thread" runs here used both cores.
+  Sys.setenv(RcppMLthreads = threads)
   RcppML::nmf(x, k, tol = tol, maxit = iters, verbose = FALSE, seed = 42)
 }
 rcppml_error <- function(x, r) rel_error(x, r$w %*% diag(r$d, length(r$d)), r$h)
