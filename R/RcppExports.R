@@ -53,6 +53,10 @@ r_dense_scan <- function(x) {
     .Call(`_nmfkit_r_dense_scan`, x)
 }
 
+r_dgc_scan <- function(x) {
+    .Call(`_nmfkit_r_dgc_scan`, x)
+}
+
 r_shift_nmf <- function(x, image_dim, group, w_step, inner, starts, control, callback) {
     .Call(`_nmfkit_r_shift_nmf`, x, image_dim, group, w_step, inner, starts, control, callback)
 }

@@ -21,16 +21,17 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                    "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
                  "empty", call = call)
   }
-  if (is.matrix(x) && !allow_na) {
-    # dense data: finiteness, signs and the largest entry in one read; the
-    # detailed checks below run only to report what is wrong
-    scan <- r_dense_scan(x)
-    if (!scan$finite) check_finite_values(x, x, arg, call)
-    if (scan$min < 0) check_nonnegative_values(x, x, arg, call)
-    largest <- scan$max
+  if (!allow_na) {
+    # finiteness, signs and the largest entry in one compiled read; the
+    # detailed checks run only to report what is wrong
+    scan <- if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
+    vals <- if (is.matrix(x)) x else x@x
+    if (!scan$finite) check_finite_values(x, vals, arg, call)
+    if (scan$min < 0) check_nonnegative_values(x, vals, arg, call)
+    largest <- max(scan$max, 0)  # a dgCMatrix may store no values
   } else {
-    vals <- if (inherits(x, "dgCMatrix")) x@x else x
-    if (allow_na) vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
+    vals <- if (is.matrix(x)) x else x@x
+    vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
     check_finite_values(x, vals, arg, call)
     check_nonnegative_values(x, vals, arg, call)
     # nonnegative and finite by now: max() needs no logical copy of the data
@@ -116,6 +117,8 @@ check_sparse_valid <- function(x, arg, call) {
 check_dgc_structure <- function(x, arg, call) {
   # a broken Dim is validObject()'s to report
   if (length(x@Dim) != 2L || anyNA(x@Dim)) return(invisible(x))
+  # the invariants are checked in compiled code; R finds and words a problem
+  if (isTRUE(r_dgc_scan(x)$valid)) return(invisible(x))
   p <- x@p
   i <- x@i
   m <- x@Dim[1]

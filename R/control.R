@@ -100,7 +100,9 @@
 #'   solver's default. For `nmf(method = "hals")` the default 1 is plain HALS
 #'   (scikit-learn's `cd` solver); more passes reuse the Gram system while they
 #'   still pay off (Gillis and Glineur's accelerated HALS), which helps on
-#'   dense, ill-conditioned problems. For [nmf_shift()] it is the default of
+#'   dense, ill-conditioned problems. `nmf()`'s `method = "auto"` on sparse
+#'   data chooses the passes over each factor by Gillis and Glineur's cost
+#'   rule when `inner` is `NULL`. For [nmf_shift()] it is the default of
 #'   its argument `inner`; for [nmf_stratified()] with `update = "hals"` the
 #'   default is 1 (plain HALS).
 #' @param ... Named settings that particular functions read (see above).

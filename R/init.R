@@ -32,8 +32,11 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
   x_mean <- sum(x) / (as.double(nrow(x)) * ncol(x))
   if (init == "random") {
     high <- sqrt(x_mean / rank)
-    W <- matrix(stats::runif(nrow(x) * rank, 0, high), nrow(x), rank)
-    H <- matrix(stats::runif(rank * ncol(x), 0, high), rank, ncol(x))
+    # dim<- on a fresh vector: no copy, as matrix() would make
+    W <- stats::runif(nrow(x) * rank, 0, high)
+    dim(W) <- c(nrow(x), rank)
+    H <- stats::runif(rank * ncol(x), 0, high)
+    dim(H) <- c(rank, ncol(x))
     return(list(W = W, H = H))
   }
   l <- min(rank + 10L, nrow(x), ncol(x))

@@ -111,8 +111,7 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
   start <- start_on_lines(ys, yr, keep, rank, init, control$threads, e,
                           call = call, column_v = TRUE)
   fit <- run_nmf(yr, start, "hals", control)
-  fit$W <- fit$W * 2^(e / 2)
-  fit$H <- fit$H * 2^(e / 2)
+  fit <- unscale_factors(fit, e)
   fit <- restore_fit(fit, keep)
   fit$status <- fit_status(fit$W, fit$H, fit$status)
   u <- if (pbar == "montecarlo") {

@@ -99,6 +99,33 @@ TEST_CASE("thin_q gives an orthonormal basis of the columns, even when rank-defi
   check_basis(rnorm(8, 8, 16));
 }
 
+TEST_CASE("gram() is Z Z^T, exactly symmetric and the same on any thread count") {
+  for (Index n : {0, 1, 37, 300, 5000}) {
+    const Mat z = runif(7, n, 21 + static_cast<unsigned>(n));
+    Mat g1, g2;
+    nmfkit::detail::gram(z, g1, 1);
+    nmfkit::detail::gram(z, g2, 2);
+    REQUIRE(g1.rows() == 7);
+    REQUIRE(g1.cols() == 7);
+    CHECK((g1 - g2).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((g1 - g1.transpose()).cwiseAbs().maxCoeff() == 0.0);
+    const Mat ref = z * z.transpose();
+    CHECK((g1 - ref).cwiseAbs().maxCoeff() <= 1e-12 * std::max(1.0, ref.cwiseAbs().maxCoeff()));
+  }
+}
+
+TEST_CASE("update_passes() follows Gillis and Glineur's cost rule") {
+  using nmfkit::detail::update_passes;
+  CHECK(update_passes(3, 100, 50, 5, 1e4) == 3);  // a given count wins
+  // the sparse benchmark: 20000 x 5000 with 500k stored, k = 20
+  CHECK(update_passes(0, 20000, 5000, 20, 5e5) == 2);  // W
+  CHECK(update_passes(0, 5000, 20000, 20, 5e5) == 5);  // H
+  // dense 2000 x 1000, k = 20: products cost n / k passes and more
+  CHECK(update_passes(0, 2000, 1000, 20, 2e6) == 26);
+  CHECK(update_passes(0, 10, 10000000, 2, 1e9) == 100);  // capped
+  CHECK(update_passes(0, 0, 10, 3, 0) == 1);
+}
+
 TEST_CASE("NNDSVD does not depend on the SVD's sign convention") {
   const Mat x = runif(40, 30, 7);
   const nmfkit::DenseData d(x);

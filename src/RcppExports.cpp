@@ -215,6 +215,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_dgc_scan
+Rcpp::List r_dgc_scan(SEXP x);
+RcppExport SEXP _nmfkit_r_dgc_scan(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_dgc_scan(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_shift_nmf
 Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector image_dim, std::string group, std::string w_step, int inner, Rcpp::List starts, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_shift_nmf(SEXP xSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP w_stepSEXP, SEXP innerSEXP, SEXP startsSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -427,6 +438,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf_masked", (DL_FUNC) &_nmfkit_r_nmf_masked, 11},
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
     {"_nmfkit_r_dense_scan", (DL_FUNC) &_nmfkit_r_dense_scan, 1},
+    {"_nmfkit_r_dgc_scan", (DL_FUNC) &_nmfkit_r_dgc_scan, 1},
     {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},
     {"_nmfkit_r_shift_project", (DL_FUNC) &_nmfkit_r_shift_project, 6},
     {"_nmfkit_r_shift_reconstruct", (DL_FUNC) &_nmfkit_r_shift_reconstruct, 8},

@@ -158,6 +158,15 @@ test_that("all-zero rows and columns stay zero and cause no NaN", {
   set.seed(16)
   fit <- nmf(xs, 3)
   expect_true(all(fit$W[c(2, 9), ] == 0) && all(fit$H[, 3] == 0))
+  # explicitly stored zeros do not make a line nonzero: the same fit
+  xz <- xs
+  xz[2, 5] <- 1
+  xz@x[xz@x == 1] <- 0
+  expect_true(any(xz@i == 1L))  # row 2 holds a stored zero
+  set.seed(16)
+  fit_z <- nmf(xz, 3)
+  expect_identical(fit_z$W, fit$W)
+  expect_identical(fit_z$loss, fit$loss)
 })
 
 test_that("method = 'auto' runs ANLS on dense and HALS on sparse data", {

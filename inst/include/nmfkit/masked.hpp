@@ -309,8 +309,11 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   require(static_cast<Index>(a.by_col.start.size()) == n + 1 &&
               static_cast<Index>(a.by_row.start.size()) == m + 1,
           "nmf_masked: weights do not match the data");
-  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1,
+  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 0,
           "nmf_masked: params");
+  NmfParams pw = p, ph = p;  // the W and H updates' passes, as in nmf()
+  pw.inner = detail::update_passes(p.inner, m, n, k, x.stored());
+  ph.inner = detail::update_passes(p.inner, n, m, k, x.stored());
   const Parallel par(p.threads);
   const bool base = a.base != 0.0;
   // Missing entries cost k^2 flops each in the Gram corrections, against
@@ -342,31 +345,31 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   Result r;
   Mat wt = w.transpose();  // k x m: each column a row of W
   r.H = h;
-  Mat g0, b0, wt_prev, h_prev, fb;
+  Mat g0, b0, wt_prev, h_prev, fb, hh;
   RelativeTest test(p.tol);
   auto step = [&](int) {
     wt_prev = wt;
     h_prev = r.H;
     if (base) {
-      g0 = r.H * r.H.transpose();
+      detail::gram(r.H, g0, p.threads);
       x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
     }
     double viol =
-        filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, p, par, fb)
-               : detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, p,
+        filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, pw, par, fb)
+               : detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, pw,
                                        mu_eps, par, impute);
     if (base) {
-      g0 = wt * wt.transpose();
+      detail::gram(wt, g0, p.threads);
       x.left_mult(wt, b0, p.threads);  // W^T X, k x n
     }
-    viol += filled ? detail::filled_update(r.H, wt, g0, b0, a.by_col, p, par,
+    viol += filled ? detail::filled_update(r.H, wt, g0, b0, a.by_col, ph, par,
                                            fb)
                    : detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base,
-                                           p, mu_eps, par, impute);
+                                           ph, mu_eps, par, impute);
     double e = 0.0;
     if (base) {
-      e = x2 - 2.0 * r.H.cwiseProduct(b0).sum() +
-          g0.cwiseProduct(r.H * r.H.transpose()).sum();
+      detail::gram(r.H, hh, p.threads);
+      e = x2 - 2.0 * r.H.cwiseProduct(b0).sum() + g0.cwiseProduct(hh).sum();
     }
     e += detail::exception_sq_error(a.by_col, wt, r.H, par);
     StepOutcome o;
