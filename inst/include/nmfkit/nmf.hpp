@@ -169,7 +169,10 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   Result r;
   Mat wt = w.transpose();  // k x m: each column a row of W, contiguous
   r.H = h;
-  Mat hht, wtw, b;
+  // bw (k x m) and bh (k x n) keep their storage across iterations: one
+  // buffer resized between the two shapes reallocated (and page-faulted)
+  // 4 MB per sparse benchmark iteration
+  Mat hht, wtw, bw, bh;
   detail::gram(r.H, hht, p.threads);
   // the last finite iterate, restored when an update overflows
   Mat wt_prev, h_prev;
@@ -190,27 +193,29 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   bool pushing = p.extrapolate;
   double first_viol = -1.0;
   RelativeTest test(p.tol);
-  auto push = [&](const Mat& z, const Mat& old) -> Mat {
-    Mat out(z.rows(), z.cols());
+  // the pushed points are written into these and swapped in: no
+  // allocation per iteration
+  Mat wt_next, h_next;
+  auto push = [&](const Mat& z, const Mat& old, Mat& out) {
+    out.resize(z.rows(), z.cols());
     detail::for_chunks(z.cols(), p.threads, [&](Index c0, Index len) {
       out.middleCols(c0, len) =
           (z.middleCols(c0, len) +
            ex.beta * (z.middleCols(c0, len) - old.middleCols(c0, len)))
               .cwiseMax(0.0);
     }, 10.0 * static_cast<double>(z.size()));
-    return out;
   };
   auto step = [&](int) {
-    wt_prev = wt;
-    h_prev = r.H;
-    x.left_mult_t(r.H, b, p.threads);  // H X^T, k x m
-    double viol = update(wt, hht, b, pw);
+    detail::copy_chunks(wt, wt_prev, p.threads);
+    detail::copy_chunks(r.H, h_prev, p.threads);
+    x.left_mult_t(r.H, bw, p.threads);  // H X^T, k x m
+    double viol = update(wt, hht, bw, pw);
     detail::gram(wt, wtw, p.threads);
-    x.left_mult(wt, b, p.threads);  // W^T X, k x n
-    viol += update(r.H, wtw, b, ph);
+    x.left_mult(wt, bh, p.threads);  // W^T X, k x n
+    viol += update(r.H, wtw, bh, ph);
     detail::gram(r.H, hht, p.threads);
     StepOutcome o;
-    o.loss = relative_error(sq_error_gram(x2, r.H, b, wtw, hht), x2);
+    o.loss = relative_error(sq_error_gram(x2, r.H, bh, wtw, hht), x2);
     o.finite = std::isfinite(viol) && std::isfinite(o.loss);
     if (!p.extrapolate || !o.finite) {
       o.converged = o.finite && test(viol);
@@ -230,16 +235,17 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     if (first_viol < 0.0) first_viol = viol;
     if (pushing && viol <= std::sqrt(p.tol) * first_viol) pushing = false;
     if (!pushing) {
-      wt_plain = wt;  // what the fit returns
-      h_plain = r.H;
+      detail::copy_chunks(wt, wt_plain, p.threads);  // what the fit returns
+      detail::copy_chunks(r.H, h_plain, p.threads);
       pushed = false;
       return o;
     }
-    Mat wt_next = push(wt, wt_plain), h_next = push(r.H, h_plain);
-    wt_plain = std::move(wt);
-    h_plain = r.H;
-    wt = std::move(wt_next);
-    r.H = std::move(h_next);
+    push(wt, wt_plain, wt_next);
+    push(r.H, h_plain, h_next);
+    wt_plain.swap(wt);  // the plain iterate; wt the pushed point
+    wt.swap(wt_next);
+    h_plain.swap(r.H);
+    r.H.swap(h_next);
     detail::gram(r.H, hht, p.threads);
     pushed = true;
     return o;

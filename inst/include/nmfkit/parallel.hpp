@@ -141,6 +141,16 @@ double sum_chunks(Index n, int threads, F&& f, double work = 1e300) {
   return s;
 }
 
+/// dst = src in fixed column chunks (in parallel when large enough, as the
+/// other memory-bound passes: 10 flops per entry); dst keeps its storage
+/// when the shape is unchanged.
+inline void copy_chunks(const Mat& src, Mat& dst, int threads) {
+  dst.resize(src.rows(), src.cols());
+  for_chunks(src.cols(), threads, [&](Index c0, Index len) {
+    dst.middleCols(c0, len) = src.middleCols(c0, len);
+  }, 10.0 * static_cast<double>(src.size()));
+}
+
 /// G = Z Z^T for Z k x n: the lower triangles of the partial Grams of
 /// fixed column chunks (at least 256 columns, at most 16 chunks), added in
 /// chunk order and mirrored, so G is exactly symmetric and 1 and N threads
