@@ -7,9 +7,12 @@
 # A nonnegative numeric data matrix: base matrix (double/integer), numeric
 # data.frame, or sparse Matrix (returned as dgCMatrix, never densified).
 # Returns a double matrix or dgCMatrix with dimnames kept.
+# With `with_scan`, returns list(x =, scan =): the one compiled read of the
+# data (r_dense_scan() or r_dgc_scan(); NULL with `allow_na`), which
+# data_exponent() and nonzero_lines() reuse instead of reading x again.
 check_data <- function(x, arg = rlang::caller_arg(x),
                        call = rlang::caller_env(), allow_zero_matrix = FALSE,
-                       allow_na = FALSE) {
+                       allow_na = FALSE, with_scan = FALSE) {
   if (missing(x)) {
     abort_nmfkit("{.arg {arg}} is missing: give the data matrix.", "missing",
                  call = call)
@@ -21,6 +24,7 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                    "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
                  "empty", call = call)
   }
+  scan <- NULL
   if (!allow_na) {
     # finiteness, signs and the largest entry in one compiled read; the
     # detailed checks run only to report what is wrong
@@ -42,6 +46,7 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                    "x" = "All {nrow(x)} x {ncol(x)} entries are zero."),
                  "zero", call = call)
   }
+  if (with_scan) return(list(x = x, scan = scan))
   x
 }
 

@@ -119,9 +119,13 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
                 mask = NULL) {
   call <- match.call()
   na <- check_choice(na)
-  x <- check_data(x, allow_na = na == "omit")
+  checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
+  x <- checked$x
   masked <- masked_setup(x, weights, mask)
   x_data <- x
+  # the checks' read of x tells its scale and zero lines (not those of the
+  # masked fit's data)
+  scan <- if (is.null(masked)) checked$scan
   if (!is.null(masked)) x <- masked$x
   rank <- check_rank(rank, min(dim(x)))
   method <- check_choice(method)
@@ -143,12 +147,13 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   }
 
   # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
-  e <- data_exponent(x)
+  e <- data_exponent(x, scan)
   xs <- scale_data(x, e)
   if (!is.null(masked)) masked$value <- scale_data(masked$value, e)
   # all-zero rows and columns are dropped and come back as exact zeros (a
-  # masked fit keeps every line: its masks and weights are indexed by them)
-  keep <- if (is.null(masked)) nonzero_lines(xs, rank)
+  # masked fit keeps every line: its masks and weights are indexed by them;
+  # scaling by 2^-e may flush tiny entries to zero, so then x is read again)
+  keep <- if (is.null(masked)) nonzero_lines(xs, rank, if (e == 0) scan)
   xr <- kept_lines(xs, keep)
   start <- start_on_lines(xs, xr, keep, rank, init, control$threads, e)
   fit <- run_nmf(xr, start, method, engine, masked)
@@ -190,10 +195,11 @@ resolve_method <- function(method, x) {
 # logical vectors; NULL when there is nothing to drop, or when dropping
 # would leave fewer than `rank` rows or columns (then the fit runs on all of
 # x, whose zero lines come out zero anyway).
-nonzero_lines <- function(x, rank) {
-  # one read, no logical copy of the data; a dgCMatrix may store explicit
-  # zeros, which do not make a line nonzero
-  scan <- if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
+nonzero_lines <- function(x, rank, scan = NULL) {
+  # one read (or check_data()'s, passed as `scan`), no logical copy of the
+  # data; a dgCMatrix may store explicit zeros, which do not make a line
+  # nonzero
+  if (is.null(scan)) scan <- if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
   rows <- scan$rows
   cols <- scan$cols
   if (all(rows) && all(cols)) return(NULL)

@@ -7,9 +7,12 @@
 # Exponent e such that x / 2^e has its largest entry in [1/2, 1], or 0 when
 # the largest entry is already between 2^-200 and 2^200 (then sums of squares
 # of up to 2^400 entries neither overflow nor underflow).
-data_exponent <- function(x) {
-  mx <- if (is.matrix(x) && is.double(x)) {
+# `scan`: check_data()'s read of x, if at hand.
+data_exponent <- function(x, scan = NULL) {
+  if (is.null(scan) && is.matrix(x) && is.double(x)) {
     scan <- r_dense_scan(x)  # one read for both ends
+  }
+  mx <- if (!is.null(scan)) {
     if (!scan$finite) return(0)
     max(-min(scan$min, 0), max(scan$max, 0))
   } else {
