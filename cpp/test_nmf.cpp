@@ -114,6 +114,49 @@ TEST_CASE("gram() is Z Z^T, exactly symmetric and the same on any thread count")
   }
 }
 
+TEST_CASE("transpose_chunks() is the transpose on any thread count") {
+  for (Index m : {0, 1, 5, 3000}) {
+    const Mat a = runif(m, 7, 5 + static_cast<unsigned>(m));
+    Mat t1, t2;
+    nmfkit::detail::transpose_chunks(a, t1, 1);
+    nmfkit::detail::transpose_chunks(a, t2, 2);
+    REQUIRE(t1.rows() == 7);
+    REQUIRE(t1.cols() == m);
+    CHECK(t1 == a.transpose());
+    CHECK(t2 == t1);
+  }
+}
+
+TEST_CASE("transpose_sparse() gives Eigen's transpose arrays on any thread count") {
+  // a mostly-zero matrix with empty rows and columns, and one big enough
+  // for the parallel path
+  for (Index n : {1, 9, 4000}) {
+    const Index m = n == 4000 ? 300 : 13;  // 4000: about 470k entries
+    Mat d = runif(m, n, 40 + static_cast<unsigned>(n));
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < m; ++i)
+        if (d(i, j) < 0.5 || i == 2 || j % 5 == 3) d(i, j) = 0.0;
+    nmfkit::SpMat x = d.sparseView();
+    x.makeCompressed();
+    nmfkit::SpMat ref(x.transpose());
+    ref.makeCompressed();
+    for (int threads : {1, 2, 3}) {
+      const nmfkit::SpMat t = nmfkit::detail::transpose_sparse(x, threads);
+      REQUIRE(t.isCompressed());
+      REQUIRE(t.rows() == n);
+      REQUIRE(t.cols() == m);
+      REQUIRE(t.nonZeros() == ref.nonZeros());
+      for (Index i = 0; i <= m; ++i)
+        CHECK(t.outerIndexPtr()[i] == ref.outerIndexPtr()[i]);
+      bool same = true;
+      for (Index p = 0; p < ref.nonZeros(); ++p)
+        same = same && t.innerIndexPtr()[p] == ref.innerIndexPtr()[p] &&
+               t.valuePtr()[p] == ref.valuePtr()[p];
+      CHECK(same);
+    }
+  }
+}
+
 TEST_CASE("update_passes() follows Gillis and Glineur's cost rule") {
   using nmfkit::detail::update_passes;
   CHECK(update_passes(3, 100, 50, 5, 1e4) == 3);  // a given count wins

@@ -175,12 +175,12 @@ inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
 }
 
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData
-/// (a dgCMatrix), without copying x.
+/// (a dgCMatrix), without copying x; `threads` build the sparse transpose.
 template <class F>
-auto with_data(SEXP x, F&& f) {
+auto with_data(SEXP x, F&& f, int threads = 1) {
   if (Rf_isS4(x)) {
     const MapSp xs = Rcpp::as<MapSp>(x);
-    const nmfkit::SparseData<MapSp> data(xs);
+    const nmfkit::SparseData<MapSp> data(xs, threads);
     return f(data);
   }
   const MapMat xd = Rcpp::as<MapMat>(x);

@@ -29,7 +29,7 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
     if (!hooks.check_interrupt())
       nmfkit::nndsvd(s, scale, zf, &rw_m, &rh_m, w, h);
     return 0;
-  });
+  }, threads);
   hooks.finish();
   return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
 }
@@ -40,7 +40,7 @@ Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
   nmfkit_r::RHooks hooks;
   const nmfkit::Svd s = nmfkit_r::with_data(x, [&](const auto& data) {
     return nmfkit::rsvd(data, omega, k, power_iter, threads, false, hooks);
-  });
+  }, threads);
   hooks.finish();
   return Rcpp::List::create(Rcpp::Named("u") = s.u, Rcpp::Named("d") = s.d,
                             Rcpp::Named("v") = s.v);

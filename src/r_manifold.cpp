@@ -44,7 +44,7 @@ Rcpp::List r_gnmf(SEXP x, const Eigen::Map<Eigen::SparseMatrix<double>> graph,
   const nmfkit::ManifoldResult r =
       nmfkit_r::with_data(x, [&](const auto& data) {
         return nmfkit::gnmf(data, g, w, h, p, hooks);
-      });
+      }, p.threads);
   hooks.finish();
   return manifold_list(r);
 }

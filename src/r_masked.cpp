@@ -23,7 +23,7 @@ Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::Result r = nmfkit_r::with_data(x, [&](const auto& data) {
     return nmfkit::nmf_masked(data, a, w, h, p, hooks);
-  });
+  }, p.threads);
   hooks.finish();
   return nmfkit_r::result_list(r);
 }

@@ -15,7 +15,8 @@ Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
     p.extrapolate = Rcpp::as<bool>(control["extrapolate"]);
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::Result r = nmfkit_r::with_data(
-      x, [&](const auto& data) { return nmfkit::nmf(data, w, h, p, hooks); });
+      x, [&](const auto& data) { return nmfkit::nmf(data, w, h, p, hooks); },
+      p.threads);
   hooks.finish();
   return nmfkit_r::result_list(r);
 }

@@ -16,7 +16,7 @@ Rcpp::List r_stratified(SEXP x, const std::vector<int>& group,
   const nmfkit::StratifiedResult r =
       nmfkit_r::with_data(x, [&](const auto& data) {
         return nmfkit::stratified_nmf(data, group, w, h, v, p, hooks);
-      });
+      }, p.threads);
   hooks.finish();
   Rcpp::List out = nmfkit_r::result_list(r);
   out["V"] = r.V;
@@ -34,7 +34,7 @@ Eigen::MatrixXd r_stratified_coef(SEXP x, const std::vector<int>& group,
   Eigen::MatrixXd h = nmfkit_r::with_data(x, [&](const auto& data) {
     return nmfkit::stratified_coef(data, group, w, v, tol, max_passes, threads,
                                    hooks);
-  });
+  }, threads);
   hooks.finish();
   return h;
 }

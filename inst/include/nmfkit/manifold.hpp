@@ -93,7 +93,8 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
   const double work = 2.0 * x.stored() * c;
 
   ManifoldResult r;
-  Mat wt = w0.transpose();  // c x p
+  Mat wt;  // c x p
+  detail::transpose_chunks(w0, wt, p.threads);
   Mat& h = r.H;
   h = h0;
   detail::normalize_columns(wt, h);
@@ -145,8 +146,8 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
   den.resize(c, n);
   drive(p.max_iter, hooks, r, step);
   detail::normalize_columns(wt, h);
-  r.W = wt.transpose();
-  r.G = h.transpose();
+  detail::transpose_chunks(wt, r.W, p.threads);
+  detail::transpose_chunks(h, r.G, p.threads);
   r.graph = graph;
   return r;
 }

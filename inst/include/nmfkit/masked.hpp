@@ -343,7 +343,8 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
 
   Result r;
-  Mat wt = w.transpose();  // k x m: each column a row of W
+  Mat wt;  // k x m: each column a row of W
+  detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
   Mat g0, b0, wt_prev, h_prev, fb, hh;
   RelativeTest test(p.tol);
@@ -382,7 +383,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
     wt = wt_prev;
     r.H = h_prev;
   });
-  r.W = wt.transpose();
+  detail::transpose_chunks(wt, r.W, p.threads);
   return r;
 }
 

@@ -167,7 +167,8 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   };
 
   Result r;
-  Mat wt = w.transpose();  // k x m: each column a row of W, contiguous
+  Mat wt;  // k x m: each column a row of W, contiguous
+  detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
   // bw (k x m) and bh (k x n) keep their storage across iterations: one
   // buffer resized between the two shapes reallocated (and page-faulted)
@@ -258,7 +259,7 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     wt = std::move(wt_plain);
     r.H = std::move(h_plain);
   }
-  r.W = wt.transpose();
+  detail::transpose_chunks(wt, r.W, p.threads);
   return r;
 }
 

@@ -123,7 +123,8 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   const Parallel par(p.threads);
   const int th = par.threads;  // for the data's products (policy inside)
   StratifiedResult res;
-  Mat wt = w.transpose();  // r x n: a row of W per column, contiguous
+  Mat wt;  // r x n: a row of W per column, contiguous
+  detail::transpose_chunks(w, wt, th);
   Mat& hm = res.H;
   Mat& vm = res.V;
   hm = h;
@@ -231,7 +232,7 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   });
   for (double l : res.loss)
     res.normalized_loss.push_back(x_norm > 0 ? l / x_norm : 0.0);
-  res.W = wt.transpose();
+  detail::transpose_chunks(wt, res.W, th);
   return res;
 }
 
