@@ -98,7 +98,9 @@
 #'   See "Missing entries, masks and weights".
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
 #'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
-#'   iteration), `iterations`, `status` (`"converged"`, `"max_iter"`,
+#'   iteration, computed from the Gram matrices `W'W` and `HH'` without
+#'   forming the residual: below about `1e-8` it is rounding, and an exact
+#'   fit may show `1e-8` rather than 0), `iterations`, `status` (`"converged"`, `"max_iter"`,
 #'   `"interrupted"`, `"numerical_error"` or `"degenerate"`: `W H` is zero,
 #'   with a `nmfkit_warning_degenerate`), `call`, `control`, `rank`,
 #'   `dimnames` and `method` (the solver that ran: `"auto"` is resolved).
