@@ -18,22 +18,25 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                  call = call)
   }
   force(arg)
-  x <- as_numeric_matrix(x, arg, call)
+  # a dgCMatrix is read once: the structure the core relies on (checked
+  # before anything else reads the slots) and the values checked below
+  scan <- if (inherits(x, "dgCMatrix")) r_dgc_scan(x)
+  x <- as_numeric_matrix(x, arg, call, structure_ok = isTRUE(scan$valid))
   if (nrow(x) == 0L || ncol(x) == 0L) {
     abort_nmfkit(c("{.arg {arg}} must have at least one row and one column.",
                    "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
                  "empty", call = call)
   }
-  scan <- NULL
   if (!allow_na) {
     # finiteness, signs and the largest entry in one compiled read; the
     # detailed checks run only to report what is wrong
-    scan <- if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
+    if (!isTRUE(scan$valid)) scan <- scan_data(x)
     vals <- if (is.matrix(x)) x else x@x
     if (!scan$finite) check_finite_values(x, vals, arg, call)
     if (scan$min < 0) check_nonnegative_values(x, vals, arg, call)
     largest <- max(scan$max, 0)  # a dgCMatrix may store no values
   } else {
+    scan <- NULL
     vals <- if (is.matrix(x)) x else x@x
     vals[is.na(vals)] <- 0  # missing entries (nmf(na = "omit"))
     check_finite_values(x, vals, arg, call)
@@ -50,7 +53,15 @@ check_data <- function(x, arg = rlang::caller_arg(x),
   x
 }
 
-as_numeric_matrix <- function(x, arg, call) {
+# One compiled read of a double matrix or dgCMatrix: finite, min, max and
+# which rows and columns hold a nonzero (r_dgc_scan() also checks the
+# compressed-column structure, as `valid`).
+scan_data <- function(x) {
+  if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
+}
+
+# `structure_ok`: a dgCMatrix x whose structure the caller has checked.
+as_numeric_matrix <- function(x, arg, call, structure_ok = FALSE) {
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) is.numeric(col) && !is.object(col),
                  logical(1))
@@ -63,7 +74,7 @@ as_numeric_matrix <- function(x, arg, call) {
     }
     x <- as.matrix(x)
   }
-  if (inherits(x, "Matrix")) return(as_dgc(x, arg, call))
+  if (inherits(x, "Matrix")) return(as_dgc(x, arg, call, structure_ok))
   if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
     abort_nmfkit(c("{.arg {arg}} must be a numeric matrix, a numeric data frame or a {.cls dgCMatrix}.",
                    "x" = "It is {.obj_type_friendly {x}}."),
@@ -73,11 +84,13 @@ as_numeric_matrix <- function(x, arg, call) {
   x
 }
 
-as_dgc <- function(x, arg, call) {
+as_dgc <- function(x, arg, call, structure_ok = FALSE) {
   # The core reads the slots of a dgCMatrix directly: a malformed one (row
   # index past nrow, unsorted rows, bad column pointers) would be read out of
   # bounds. Check the structure before any conversion or core call.
-  if (inherits(x, "dgCMatrix")) check_dgc_structure(x, arg, call)
+  if (inherits(x, "dgCMatrix") && !structure_ok) {
+    check_dgc_structure(x, arg, call)
+  }
   check_sparse_valid(x, arg, call)
   if (methods::is(x, "diagonalMatrix") && methods::is(x, "dMatrix")) {
     # Matrix(diag(k), sparse = TRUE) returns a ddiMatrix

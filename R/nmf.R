@@ -201,7 +201,7 @@ nonzero_lines <- function(x, rank, scan = NULL) {
   # one read (or check_data()'s, passed as `scan`), no logical copy of the
   # data; a dgCMatrix may store explicit zeros, which do not make a line
   # nonzero
-  if (is.null(scan)) scan <- if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
+  if (is.null(scan)) scan <- scan_data(x)
   rows <- scan$rows
   cols <- scan$cols
   if (all(rows) && all(cols)) return(NULL)

@@ -167,6 +167,14 @@ TEST_CASE("update_passes() follows Gillis and Glineur's cost rule") {
   CHECK(update_passes(0, 2000, 1000, 20, 2e6) == 26);
   CHECK(update_passes(0, 10, 10000000, 2, 1e9) == 100);  // capped
   CHECK(update_passes(0, 0, 10, 3, 0) == 1);
+  // factor_params(): W's passes over its m rows, H's over its n columns
+  nmfkit::NmfParams p;
+  p.inner = 0;
+  const auto f = nmfkit::detail::factor_params(p, 20000, 5000, 20, 5e5);
+  CHECK(f.w.inner == 2);
+  CHECK(f.h.inner == 5);
+  p.inner = 4;
+  CHECK(nmfkit::detail::factor_params(p, 20000, 5000, 20, 5e5).h.inner == 4);
 }
 
 TEST_CASE("NNDSVD does not depend on the SVD's sign convention") {

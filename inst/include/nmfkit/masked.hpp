@@ -311,9 +311,12 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
           "nmf_masked: weights do not match the data");
   require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 0,
           "nmf_masked: params");
-  NmfParams pw = p, ph = p;  // the W and H updates' passes, as in nmf()
-  pw.inner = detail::update_passes(p.inner, m, n, k, x.stored());
-  ph.inner = detail::update_passes(p.inner, n, m, k, x.stored());
+  // the W and H updates' passes (not a structured binding: C++17 lambdas
+  // cannot capture one)
+  const detail::FactorParams passes =
+      detail::factor_params(p, m, n, k, x.stored());
+  const NmfParams& pw = passes.w;
+  const NmfParams& ph = passes.h;
   const Parallel par(p.threads);
   const bool base = a.base != 0.0;
   // Missing entries cost k^2 flops each in the Gram corrections, against

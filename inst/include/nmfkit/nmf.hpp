@@ -114,6 +114,19 @@ inline int update_passes(int inner, Index len, Index other, Index k,
   return static_cast<int>(std::min(100.0, std::floor(1.0 + 0.5 * rho)));
 }
 
+/// The W and H updates' settings for data m x n with `stored` entries at
+/// rank k: p with each factor's passes from update_passes().
+struct FactorParams {
+  NmfParams w, h;
+};
+inline FactorParams factor_params(const NmfParams& p, Index m, Index n,
+                                  Index k, double stored) {
+  FactorParams f{p, p};
+  f.w.inner = update_passes(p.inner, m, n, k, stored);
+  f.h.inner = update_passes(p.inner, n, m, k, stored);
+  return f;
+}
+
 /// One factor update of z (k x cols) for min_{z >= 0} 1/2 tr(z'gz) -
 /// tr(b'z) by p.method: exact BPP warm-started (anls), `inner` HALS passes,
 /// one component across a cached block of columns at a time (hals), or
@@ -159,9 +172,12 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   const double rms =
       std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
   const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
-  NmfParams pw = p, ph = p;  // the W and H updates' passes
-  pw.inner = detail::update_passes(p.inner, m, n, k, x.stored());
-  ph.inner = detail::update_passes(p.inner, n, m, k, x.stored());
+  // the W and H updates' passes (not a structured binding: C++17 lambdas
+  // cannot capture one)
+  const detail::FactorParams passes =
+      detail::factor_params(p, m, n, k, x.stored());
+  const NmfParams& pw = passes.w;
+  const NmfParams& ph = passes.h;
   auto update = [&](Mat& z, const Mat& g, const Mat& b, const NmfParams& q) {
     return detail::factor_update(z, g, b, q, mu_eps);
   };
