@@ -21,6 +21,10 @@ r_chamfer <- function(x, y, variant, threads) {
     .Call(`_nmfkit_r_chamfer`, x, y, variant, threads)
 }
 
+r_normalize_columns <- function(x) {
+    .Call(`_nmfkit_r_normalize_columns`, x)
+}
+
 r_knn_graph <- function(x, k, weight, threads) {
     .Call(`_nmfkit_r_knn_graph`, x, k, weight, threads)
 }
@@ -79,6 +83,14 @@ r_stratified_coef <- function(x, group, w, v, tol, max_passes, threads) {
 
 r_max_threads <- function() {
     .Call(`_nmfkit_r_max_threads`)
+}
+
+r_set_simd <- function(on) {
+    .Call(`_nmfkit_r_set_simd`, on)
+}
+
+r_simd_enabled <- function() {
+    .Call(`_nmfkit_r_simd_enabled`)
 }
 
 r_nmf_wasserstein <- function(x, w, h, kernel, epsilon, rho_weights, rho_dict, outer, control, callback) {

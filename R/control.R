@@ -91,7 +91,10 @@
 #' @param threads Number of OpenMP threads, at least 1. Results are identical
 #'   for any number of threads. More threads than the machine has are
 #'   capped at that number, with a warning of class
-#'   `nmfkit_warning_threads`.
+#'   `nmfkit_warning_threads`. (Across machines the last bits can differ:
+#'   the dense products use AVX2/FMA kernels on processors that have them,
+#'   unless the environment variable `NMFKIT_SIMD` is `"generic"` when the
+#'   package is first used.)
 #' @param verbose Report the loss as the fit goes, a line every
 #'   `max_iter / 20` iterations. Without it, interactive sessions show a
 #'   progress bar for fits that take more than two seconds (see "Progress"

@@ -152,27 +152,25 @@ normalize_columns <- function(x) {
     x@x <- out
     return(Matrix::drop0(x))
   }
-  mx <- apply(x, 2, max)
-  mx[mx == 0] <- 1
-  y <- x / rep(mx, each = nrow(x))
-  nu <- sqrt(colSums(y^2))
-  norm <- nu * mx
-  keep <- norm >= 0.05 * mean(norm) & norm > 0
-  out <- y / rep(nu, each = nrow(x))
-  out[, !keep] <- 0
+  if (!is.double(x)) storage.mode(x) <- "double"
+  out <- r_normalize_columns(x)
+  dimnames(out) <- dimnames(x)
   out
 }
 
-# [x1 x2]: sparse when both are sparse, or when the pooled matrix is mostly
-# zeros (then the solver's products cost less through the nonzeros; the
-# answer changes only by rounding).
+# [x1 x2]: sparse when both are sparse, or when the rows the fit keeps (those
+# not all zero) are mostly zeros (then the solver's products cost less
+# through the nonzeros; the answer changes only by rounding). The 11 x 20
+# Swimmer pair is 12% nonzero but 42% in its 62 used rows, where the dense
+# products are as fast and the sparse copy costs a millisecond per fit.
 pool_columns <- function(x1, x2, sparse_below = 0.25) {
   s1 <- inherits(x1, "dgCMatrix")
   s2 <- inherits(x2, "dgCMatrix")
   if (s1 && s2) return(cbind(x1, x2))
   y <- cbind(as.matrix(x1), as.matrix(x2))
   if (is.null(rownames(y))) rownames(y) <- rownames(x2)
-  if (mean(y != 0) < sparse_below) {
+  used <- sum(rowSums(y) > 0)
+  if (sum(y != 0) < sparse_below * max(used, 1) * ncol(y)) {
     y <- as_dgc(Matrix::Matrix(y, sparse = TRUE), "y", NULL)
   }
   y

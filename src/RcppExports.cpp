@@ -89,6 +89,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_normalize_columns
+Eigen::MatrixXd r_normalize_columns(const Eigen::Map<Eigen::MatrixXd> x);
+RcppExport SEXP _nmfkit_r_normalize_columns(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_normalize_columns(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_knn_graph
 SEXP r_knn_graph(const Eigen::Map<Eigen::MatrixXd> x, int k, std::string weight, int threads);
 RcppExport SEXP _nmfkit_r_knn_graph(SEXP xSEXP, SEXP kSEXP, SEXP weightSEXP, SEXP threadsSEXP) {
@@ -324,6 +335,27 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_set_simd
+bool r_set_simd(bool on);
+RcppExport SEXP _nmfkit_r_set_simd(SEXP onSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< bool >::type on(onSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_set_simd(on));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_simd_enabled
+bool r_simd_enabled();
+RcppExport SEXP _nmfkit_r_simd_enabled() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(r_simd_enabled());
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf_wasserstein
 Rcpp::List r_nmf_wasserstein(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, Rcpp::List kernel, double epsilon, double rho_weights, double rho_dict, int outer, Rcpp::List control, SEXP callback);
 RcppExport SEXP _nmfkit_r_nmf_wasserstein(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP rho_weightsSEXP, SEXP rho_dictSEXP, SEXP outerSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
@@ -430,6 +462,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
+    {"_nmfkit_r_normalize_columns", (DL_FUNC) &_nmfkit_r_normalize_columns, 1},
     {"_nmfkit_r_knn_graph", (DL_FUNC) &_nmfkit_r_knn_graph, 4},
     {"_nmfkit_r_gnmf", (DL_FUNC) &_nmfkit_r_gnmf, 7},
     {"_nmfkit_r_rmnmf", (DL_FUNC) &_nmfkit_r_rmnmf, 7},
@@ -445,6 +478,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
+    {"_nmfkit_r_set_simd", (DL_FUNC) &_nmfkit_r_set_simd, 1},
+    {"_nmfkit_r_simd_enabled", (DL_FUNC) &_nmfkit_r_simd_enabled, 0},
     {"_nmfkit_r_nmf_wasserstein", (DL_FUNC) &_nmfkit_r_nmf_wasserstein, 10},
     {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
     {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},

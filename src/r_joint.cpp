@@ -35,3 +35,11 @@ double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x,
   hooks.finish();
   return d;
 }
+
+// The reference code's column normalisation of a dense matrix (a copy).
+// [[Rcpp::export]]
+Eigen::MatrixXd r_normalize_columns(const Eigen::Map<Eigen::MatrixXd> x) {
+  Eigen::MatrixXd y = x;
+  nmfkit::normalize_columns(y);
+  return y;
+}

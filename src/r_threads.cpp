@@ -1,7 +1,10 @@
-// The number of threads OpenMP can run on this machine, so that R caps a
-// thread setting before the runtime is asked for more (libgomp aborts the
-// process when it cannot create them).
+// Machine settings of the core: the number of threads OpenMP can run on
+// this machine, so that R caps a thread setting before the runtime is asked
+// for more (libgomp aborts the process when it cannot create them), and the
+// switch of the AVX2/FMA product kernels.
 #include <Rcpp.h>
+
+#include <nmfkit/kernels.hpp>
 
 #include <algorithm>
 #ifdef _OPENMP
@@ -16,3 +19,11 @@ int r_max_threads() {
   return 1;
 #endif
 }
+
+// The AVX2/FMA product kernels: on (when the processor has them) or off.
+// Returns whether they are in use. For tests and benchmarks.
+// [[Rcpp::export]]
+bool r_set_simd(bool on) { return nmfkit::set_simd(on); }
+
+// [[Rcpp::export]]
+bool r_simd_enabled() { return nmfkit::detail::simd_enabled(); }

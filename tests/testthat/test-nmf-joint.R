@@ -215,16 +215,19 @@ test_that("print, summary and the test print stably", {
   set.seed(17)
   # converged tightly: at the default tol = 1e-4 the stopping iteration, and
   # so p-bar's third digit, moved between two machines of the same kind
-  # (glibc picks its libm code by CPU); the local minimum does not
+  # (glibc picks its libm code by CPU)
   fit <- nmf_joint(x, 1 - x, rank = 3,
                    control = nmf_control(tol = 1e-8, max_iter = 2000))
   # the numbers behind the scrubbed snapshots, to tolerances that the last
-  # bits (and so the exact iteration count) do not decide
+  # bits (and so the exact iteration count) do not decide. The start's last
+  # bits decide between two local minima 2e-4 apart in loss: Eigen's SSE2
+  # products reach loss 0.42603 with p = (-0.9970, 0.2299, 0.7527), the
+  # AVX2 kernels 0.42593 with (-0.9972, 0.2262, 0.7555); both are checked
   expect_identical(fit$status, "converged")
   expect_equal(tail(fit$loss, 1), 0.4260, tolerance = 1e-3)
-  expect_equal(fit$distance, 1.9796, tolerance = 1e-3)
-  expect_equal(unname(sort(fit$p)), c(-0.9970, 0.2299, 0.7527),
-               tolerance = 1e-3)
+  expect_equal(fit$distance, 1.979, tolerance = 1e-3)
+  expect_equal(unname(sort(fit$p)), c(-0.997, 0.228, 0.754),
+               tolerance = 1e-2)
   expect_snapshot(print(fit), transform = scrub_numbers)
   expect_snapshot(print(summary(fit)), transform = scrub_numbers)
   set.seed(18)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels.hpp"
 #include "parallel.hpp"
 #include "types.hpp"
 
@@ -37,6 +38,19 @@ class DenseData {
   bool left_mult(const Mat& a, Mat& b, int threads,
                  Hooks* hooks = nullptr) const {
     b.resize(a.rows(), cols());
+#ifdef NMFKIT_SIMD_X86
+    if (detail::simd_enabled()) {
+      const Mat ap = detail::pad_rows4(a);
+      const Index ld = x_.outerStride();
+      return detail::for_chunks_hooked(
+          cols(), threads, hooks,
+          [&](Index c0, Index len) {
+            detail::avx2_left_mult(ap, a.rows(), x_.data() + c0 * ld, ld, len,
+                                   b.data() + c0 * a.rows());
+          },
+          2.0 * a.rows() * stored(), detail::kDenseProductChunks);
+    }
+#endif
     return detail::for_chunks_hooked(
         cols(), threads, hooks,
         [&](Index c0, Index len) {
@@ -49,6 +63,18 @@ class DenseData {
   bool left_mult_t(const Mat& a, Mat& b, int threads,
                    Hooks* hooks = nullptr) const {
     b.resize(a.rows(), rows());
+#ifdef NMFKIT_SIMD_X86
+    if (detail::simd_enabled()) {
+      const Index ld = x_.outerStride();
+      return detail::for_chunks_hooked(
+          rows(), threads, hooks,
+          [&](Index r0, Index len) {
+            detail::avx2_left_mult_t(a, x_.data() + r0, ld, len,
+                                     b.data() + r0 * a.rows());
+          },
+          2.0 * a.rows() * stored(), detail::kDenseProductChunks);
+    }
+#endif
     return detail::for_chunks_hooked(
         rows(), threads, hooks,
         [&](Index r0, Index len) {

@@ -39,6 +39,29 @@ double sorted_sum(const V& v) {
 }
 }  // namespace detail
 
+/// The reference code's normalisation, in place: each column scaled to unit
+/// Euclidean norm, and columns whose norm is below 5% of the average norm
+/// (or zero) set to zero. Each column is divided by its maximum before its
+/// norm is taken, which changes nothing in exact arithmetic but makes
+/// lambda * x normalise to bitwise the same columns as x whenever lambda * x
+/// is exact (so a rescaled copy is at distance exactly 0).
+inline void normalize_columns(Mat& x) {
+  const Index n = x.cols();
+  if (n == 0) return;
+  Vec norm(n);
+  for (Index j = 0; j < n; ++j) {
+    const double mx = x.rows() ? x.col(j).maxCoeff() : 0.0;
+    const double s = mx > 0.0 ? mx : 1.0;
+    x.col(j) /= s;
+    const double nu = x.col(j).norm();
+    norm[j] = nu * s;
+    if (nu > 0.0) x.col(j) /= nu;
+  }
+  const double cut = 0.05 * norm.mean();
+  for (Index j = 0; j < n; ++j)
+    if (!(norm[j] >= cut && norm[j] > 0.0)) x.col(j).setZero();
+}
+
 /// Exact p-bar from H (k x N) whose first n1 columns came from X1: the
 /// threshold T ~ U(0, s_i) integrated out,
 /// p_i = (mean(S1[i, ]) - mean(S2[i, ])) / s_i with s_i the row maximum

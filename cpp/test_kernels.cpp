@@ -1,0 +1,90 @@
+// Tests of the AVX2/FMA product kernels (kernels.hpp) against Eigen's
+// products, through DenseData as every solver calls them.
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+
+using nmfkit::DenseData;
+using nmfkit::Index;
+using nmfkit::Mat;
+using nmfkit_test::runif;
+
+namespace {
+// restores the automatic choice when a test ends
+struct SimdGuard {
+  ~SimdGuard() { nmfkit::detail::simd_state() = -1; }
+};
+
+double rel_diff(const Mat& a, const Mat& b) {
+  return (a - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+}
+}  // namespace
+
+TEST_CASE("the AVX2 products equal Eigen's to rounding, on every shape") {
+  SimdGuard guard;
+  if (!nmfkit::detail::simd_available()) {
+    MESSAGE("no AVX2/FMA here: the products stay Eigen's");
+    CHECK_FALSE(nmfkit::set_simd(true));
+    return;
+  }
+  // remainders of every register block: k from 1 to 29 (row blocks of
+  // 12/8/4 and bands of up to 6), rows and columns not multiples of 4 or 8
+  const Index shapes[][2] = {{1, 1}, {3, 5}, {9, 11}, {13, 7}, {64, 33},
+                             {221, 130}, {300, 17}};
+  for (const auto& sh : shapes) {
+    for (Index k : {1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13, 17, 20, 29}) {
+      const Index m = sh[0], n = sh[1];
+      CAPTURE(m);
+      CAPTURE(n);
+      CAPTURE(k);
+      const Mat x = runif(m, n, 11u + static_cast<unsigned>(k));
+      const Mat a = runif(k, m, 12u) - Mat::Constant(k, m, 0.5);
+      const Mat c = runif(k, n, 13u);
+      const DenseData d(x);
+      Mat b_eigen, t_eigen, b_simd, t_simd;
+      nmfkit::set_simd(false);
+      d.left_mult(a, b_eigen, 1);
+      d.left_mult_t(c, t_eigen, 1);
+      REQUIRE(nmfkit::set_simd(true));
+      d.left_mult(a, b_simd, 1);
+      d.left_mult_t(c, t_simd, 1);
+      REQUIRE(b_simd.rows() == k);
+      REQUIRE(b_simd.cols() == n);
+      REQUIRE(t_simd.rows() == k);
+      REQUIRE(t_simd.cols() == m);
+      CHECK(rel_diff(b_simd, b_eigen) < 1e-13);
+      CHECK(rel_diff(t_simd, t_eigen) < 1e-13);
+    }
+  }
+}
+
+TEST_CASE("the AVX2 products give identical columns identical bits, on any thread count") {
+  SimdGuard guard;
+  if (!nmfkit::set_simd(true)) return;
+  const Index m = 203, n = 700, k = 10;
+  Mat x = runif(m, n, 21u);
+  // column 0 copied to columns 5, 333 and 699 (other positions in the
+  // blocks of 4 and the last, partial block); row 0 to rows 9 and 202
+  for (Index j : {5, 333, 699}) x.col(j) = x.col(0);
+  for (Index i : {9, 202}) x.row(i) = x.row(0);
+  const Mat a = runif(k, m, 22u);
+  const Mat c = runif(k, n, 23u);
+  const DenseData d(x);
+  Mat b1, b2, t1, t2;
+  d.left_mult(a, b1, 1);
+  d.left_mult_t(c, t1, 1);
+  d.left_mult(a, b2, 2);
+  d.left_mult_t(c, t2, 2);
+  CHECK(b1 == b2);
+  CHECK(t1 == t2);
+  for (Index j : {5, 333, 699}) CHECK(b1.col(j) == b1.col(0));
+  for (Index i : {9, 202}) CHECK(t1.col(i) == t1.col(0));
+}
+
+TEST_CASE("NMFKIT_SIMD=generic or set_simd(false) keeps Eigen's products") {
+  SimdGuard guard;
+  CHECK_FALSE(nmfkit::set_simd(false));
+  CHECK_FALSE(nmfkit::detail::simd_enabled());
+  nmfkit::detail::simd_state() = -1;
+  CHECK(nmfkit::detail::simd_enabled() == nmfkit::detail::simd_available());
+}
