@@ -2,6 +2,8 @@
 // products, through DenseData as every solver calls them.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "helpers.hpp"
 
 using nmfkit::DenseData;
@@ -87,4 +89,63 @@ TEST_CASE("NMFKIT_SIMD=generic or set_simd(false) keeps Eigen's products") {
   CHECK_FALSE(nmfkit::detail::simd_enabled());
   nmfkit::detail::simd_state() = -1;
   CHECK(nmfkit::detail::simd_enabled() == nmfkit::detail::simd_available());
+}
+
+TEST_CASE("the AVX2 Gram equals Eigen's, exactly symmetric") {
+  SimdGuard guard;
+  if (!nmfkit::detail::simd_available()) return;
+  for (Index k : {1, 3, 5, 8, 10, 13, 20}) {
+    for (Index n : {1, 7, 300, 1000}) {
+      CAPTURE(k);
+      CAPTURE(n);
+      const Mat z = runif(k, n, 31u + static_cast<unsigned>(k));
+      Mat g_eigen, g_simd, g_two;
+      nmfkit::set_simd(false);
+      nmfkit::detail::gram(z, g_eigen, 1);
+      REQUIRE(nmfkit::set_simd(true));
+      nmfkit::detail::gram(z, g_simd, 1);
+      nmfkit::detail::gram(z, g_two, 2);
+      CHECK(rel_diff(g_simd, g_eigen) < 1e-13);
+      CHECK(g_simd == g_simd.transpose());
+      CHECK(g_simd == g_two);
+    }
+  }
+}
+
+TEST_CASE("the AVX2 HALS pass equals the portable one, identical samples stay identical") {
+  SimdGuard guard;
+  if (!nmfkit::detail::simd_available()) return;
+  for (Index k : {1, 4, 10, 13}) {
+    for (Index cols : {1, 5, 8, 37, 300}) {
+      CAPTURE(k);
+      CAPTURE(cols);
+      const Mat a = runif(k, k + 3, 41u);
+      const Mat g = a * a.transpose();
+      const Mat b = runif(k, cols, 42u) - Mat::Constant(k, cols, 0.2);
+      Mat z0 = runif(k, cols, 43u);
+      z0.row(0).head(cols / 2).setZero();  // coordinates at the bound
+      if (cols >= 37) {  // a sample repeated in other register positions
+        for (Index j : {9, 36}) z0.col(j) = z0.col(3);
+      }
+      Mat bb = b;
+      if (cols >= 37) {
+        for (Index j : {9, 36}) bb.col(j) = bb.col(3);
+      }
+      Mat z_port = z0, z_simd = z0, z_two = z0;
+      nmfkit::set_simd(false);
+      const double v_port = nmfkit::hals_update(z_port, g, bb, 1, 3);
+      REQUIRE(nmfkit::set_simd(true));
+      const double v_simd = nmfkit::hals_update(z_simd, g, bb, 1, 3);
+      const double v_two = nmfkit::hals_update(z_two, g, bb, 2, 3);
+      CHECK((z_simd - z_port).cwiseAbs().maxCoeff() <
+            1e-12 * (1.0 + z_port.cwiseAbs().maxCoeff()));
+      CHECK(std::abs(v_simd - v_port) <= 1e-12 * (1.0 + std::abs(v_port)));
+      CHECK(z_simd == z_two);
+      CHECK(v_simd == v_two);
+      CHECK(z_simd.minCoeff() >= 0.0);
+      if (cols >= 37) {
+        for (Index j : {9, 36}) CHECK(z_simd.col(j) == z_simd.col(3));
+      }
+    }
+  }
 }

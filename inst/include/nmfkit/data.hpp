@@ -69,7 +69,8 @@ class DenseData {
       return detail::for_chunks_hooked(
           rows(), threads, hooks,
           [&](Index r0, Index len) {
-            detail::avx2_left_mult_t(a, x_.data() + r0, ld, len,
+            detail::avx2_left_mult_t(a.data(), a.rows(), a.cols(),
+                                     x_.data() + r0, ld, len,
                                      b.data() + r0 * a.rows());
           },
           2.0 * a.rows() * stored(), detail::kDenseProductChunks);

@@ -239,14 +239,15 @@ NMFKIT_AVX2 inline void lmt_rows(const double* a, Index k, Index n,
 }
 
 /// B (k x len, leading dimension k) = A X(rows, :)^T for `len` rows of X
-/// starting at x (leading dimension ldx), A k x n column-major: blocks of 8
-/// rows, then one masked block for the rest.
-NMFKIT_AVX2 inline void avx2_left_mult_t(const Mat& a, const double* x,
-                                         Index ldx, Index len, double* b) {
-  const Index k = a.rows(), n = a.cols();
+/// starting at x (leading dimension ldx), A (k x n, column-major, leading
+/// dimension k): blocks of 8 rows, then one masked block for the rest.
+/// With X = A this is the Gram matrix A A^T, exactly symmetric: entries
+/// (s, t) and (t, s) are the same chain of the same products.
+NMFKIT_AVX2 inline void avx2_left_mult_t(const double* a, Index k, Index n,
+                                         const double* x, Index ldx,
+                                         Index len, double* b) {
   for (Index i = 0; i < len; i += 8)
-    lmt_rows(a.data(), k, n, x + i, ldx, std::min<Index>(8, len - i),
-             b + i * k);
+    lmt_rows(a, k, n, x + i, ldx, std::min<Index>(8, len - i), b + i * k);
 }
 
 #undef NMFKIT_AVX2

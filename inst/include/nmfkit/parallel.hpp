@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hooks.hpp"
+#include "kernels.hpp"
 #include "types.hpp"
 
 #ifdef _OPENMP
@@ -173,8 +174,20 @@ inline void gram(const Mat& z, Mat& g, int threads) {
   constexpr ChunkShape shape{256, 16};
   const Index len = chunk_length(n, shape);
   std::vector<Mat> part(static_cast<size_t>((n + len - 1) / len));
+#ifdef NMFKIT_SIMD_X86
+  const bool simd = simd_enabled();
+#endif
   for_chunks(n, threads, [&](Index c0, Index l) {
     Mat& p = part[static_cast<size_t>(c0 / len)];
+#ifdef NMFKIT_SIMD_X86
+    if (simd) {
+      // the whole k x k block, exactly symmetric (kernels.hpp)
+      p.resize(k, k);
+      const double* zc = z.data() + c0 * k;
+      avx2_left_mult_t(zc, k, l, zc, k, k, p.data());
+      return;
+    }
+#endif
     p.setZero(k, k);
     p.selfadjointView<Eigen::Lower>().rankUpdate(z.middleCols(c0, l));
   }, static_cast<double>(k) * static_cast<double>(k) * n, shape);
