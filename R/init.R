@@ -29,7 +29,10 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
                    "i" = if (!is.null(hint)) "Did you mean {.val {hint}}?"),
                  "init", call = call)
   }
-  x_mean <- sum(x) / (as.double(nrow(x)) * ncol(x))
+  # (the stored values of a dgCMatrix directly: Matrix's sum() method
+  # costs more than the sum)
+  total <- if (inherits(x, "dgCMatrix")) sum(x@x) else sum(x)
+  x_mean <- total / (as.double(nrow(x)) * ncol(x))
   if (init == "random") {
     high <- sqrt(x_mean / rank)
     # dim<- on a fresh vector: no copy, as matrix() would make

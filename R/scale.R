@@ -50,10 +50,13 @@ unscale_factors <- function(fit, e) {
 # finite, "degenerate" when W H is zero (every component has an all-zero
 # column of W or row of H: the relative error is 1), else the solver's.
 fit_status <- function(W, H, status) {
-  # the factors are nonnegative, so one sum finds any NaN or Inf and the
-  # column sums find the components in use, without m x k temporaries
-  if (!is.finite(sum(W)) || !is.finite(sum(H))) return("numerical_error")
-  used <- colSums(W) > 0 & rowSums(H) > 0
+  # the factors are nonnegative, so their column (row) sums are NaN or Inf
+  # exactly when an entry is, and positive exactly for the components in
+  # use: one pass over each factor, without m x k temporaries
+  cw <- colSums(W)
+  rh <- rowSums(H)
+  if (!all(is.finite(cw)) || !all(is.finite(rh))) return("numerical_error")
+  used <- cw > 0 & rh > 0
   if (!any(used)) return("degenerate")
   status
 }
