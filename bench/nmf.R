@@ -97,14 +97,15 @@ rel_error <- function(x, w, h) {
 
 elapsed <- function(expr) system.time(expr)[["elapsed"]]
 # Seconds per call of f(): one call, or, when that is under 0.1 s (the
-# planted problem, dense fits at 2 threads), the mean of enough further
-# calls to fill 0.2 s: system.time() counts milliseconds, and 0.010 against
-# 0.011 s read as a 2-thread slowdown that 50 repetitions showed was not.
+# planted problem, nmfkit's dense and sparse fits), the mean over it and
+# enough further calls to fill 0.2 s: system.time() counts milliseconds,
+# and 0.010 against 0.011 s read as a 2-thread slowdown that 50 repetitions
+# showed was not. The first call counts, as a lone call would.
 timed <- function(f) {
   t <- elapsed(f())
   if (t >= 0.1) return(t)
   reps <- max(2L, ceiling(0.2 / max(t, 1e-3)))
-  elapsed(for (i in seq_len(reps)) f()) / reps
+  (t + elapsed(for (i in seq_len(reps)) f())) / (reps + 1L)
 }
 
 # ---- tools ------------------------------------------------------------------
