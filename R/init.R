@@ -6,8 +6,11 @@ init_choices <- c("nndsvda", "nndsvd", "nndsvdar", "random")
 # Returns list(W = m x k, H = k x n) for a character method or a user list.
 # `column_v = TRUE` forms the SVD's V one sample at a time, so identical
 # samples start bitwise identically wherever they sit (nmf_joint() needs it).
+# `fill_value`: the value NNDSVD's near-zero entries are measured against
+# and NNDSVDa fills them with; NULL for the typical factor entry of x.
 init_factors <- function(x, rank, init, threads = 1L, arg = "init",
-                         call = rlang::caller_env(), column_v = FALSE) {
+                         call = rlang::caller_env(), column_v = FALSE,
+                         fill_value = NULL) {
   if (is.list(init)) {
     if (!all(c("W", "H") %in% names(init))) {
       found <- if (is.null(names(init))) "no names" else
@@ -47,7 +50,7 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
   fill <- switch(init, nndsvd = "none", nndsvda = "mean", nndsvdar = "random")
   # the typical factor entry: k products of it make mean(x), and it scales
   # like the factors (sqrt(x)), so c * x starts from sqrt(c) times the start
-  scale <- sqrt(x_mean / rank)
+  scale <- if (is.null(fill_value)) sqrt(x_mean / rank) else fill_value
   rw <- rh <- NULL
   if (fill == "random") {
     rw <- matrix(stats::runif(nrow(x) * rank), nrow(x), rank)

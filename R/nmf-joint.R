@@ -18,6 +18,15 @@
 #' identical, permuted or rescaled copy of `x1` gives distance 0 (up to
 #' rounding, below `1e-12`).
 #'
+#' The default start is the reference code's: NNDSVDa (scikit-learn's
+#' `init = "nndsvda"`) on the pooled data, its near-zero entries filled with
+#' the mean of the pooled data (zero rows included). With the same
+#' coordinate descent and stopping rule, a fit then takes scikit-learn's
+#' iterations and reaches its distances. (The fill is divided by the square
+#' root of the mean norm of the nonzero columns, which is 1 for normalised
+#' data, so that with `normalize = FALSE` a rescaled `c * x1`, `c * x2`
+#' starts from `sqrt(c)` times the start and gives the same distance.)
+#'
 #' `pbar = "montecarlo"` runs Algorithm 1 as published, with `samples`
 #' thresholds per component drawn from R's RNG; it converges to the exact
 #' value, and its standard errors are kept in the fit (`pbar_se`).
@@ -109,7 +118,8 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
   keep <- nonzero_lines(ys, rank)
   yr <- kept_lines(ys, keep)
   start <- start_on_lines(ys, yr, keep, rank, init, control$threads, e,
-                          call = call, column_v = TRUE)
+                          call = call, column_v = TRUE,
+                          fill_value = joint_fill(ys))
   fit <- run_nmf(yr, start, "hals", control)
   fit <- unscale_factors(fit, e)
   fit <- restore_fit(fit, keep)
@@ -122,6 +132,22 @@ jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
   fit$p <- as.double(pb$p)
   fit$se <- as.double(pb$se)
   fit
+}
+
+# What NNDSVDa fills the pooled data's start with: the reference code's
+# (scikit-learn's) mean of all entries, zero rows included, divided by the
+# square root of the mean norm of the nonzero columns. On unit-norm columns
+# (normalize = TRUE) that divisor is 1 and the start is the reference
+# code's, which reaches its distances (N: 2.29, not 2.19 with nmf()'s
+# sqrt(mean / rank)); the division makes c * y start from sqrt(c) times the
+# start, as the factors scale, when normalize = FALSE.
+joint_fill <- function(y) {
+  sparse <- inherits(y, "dgCMatrix")
+  total <- if (sparse) sum(y@x) else sum(y)
+  nu <- sqrt(if (sparse) Matrix::colSums(y^2) else colSums(y^2))
+  nu <- nu[nu > 0]
+  if (!length(nu)) return(NULL)
+  total / (as.double(nrow(y)) * ncol(y)) / sqrt(mean(nu))
 }
 
 # Unit-norm columns; columns below 5% of the average norm become zero.

@@ -218,10 +218,11 @@ kept_lines <- function(x, keep) {
 # is computed on xr itself; a user's list(W, H) is checked against the full
 # xs (data scaled by 2^-e), rescaled and cut to the kept lines.
 start_on_lines <- function(xs, xr, keep, rank, init, threads, e,
-                           call = rlang::caller_env(), column_v = FALSE) {
+                           call = rlang::caller_env(), column_v = FALSE,
+                           fill_value = NULL) {
   if (!is.list(init)) {
     return(init_factors(xr, rank, init, threads, call = call,
-                        column_v = column_v))
+                        column_v = column_v, fill_value = fill_value))
   }
   start <- init_factors(xs, rank, init, threads, call = call,
                         column_v = column_v)

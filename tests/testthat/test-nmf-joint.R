@@ -276,3 +276,38 @@ test_that("bad input to nmf_joint() and chamfer_distance() gets classed errors",
     chamfer_distance(x, t(x))
   })
 })
+
+test_that("without normalisation a joint fit is equivariant: c x gives sqrt(c) factors, same path", {
+  x <- swimmer()
+  set.seed(21)
+  n <- matrix(runif(length(x)), nrow(x))
+  fits <- lapply(c(1, 3, 1e-3), function(cc) {
+    set.seed(22)
+    nmf_joint(cc * x, cc * (x + n), normalize = FALSE)
+  })
+  for (i in 2:3) {
+    cc <- c(1, 3, 1e-3)[i]
+    expect_identical(fits[[i]]$iterations, fits[[1]]$iterations)
+    expect_equal(fits[[i]]$distance, fits[[1]]$distance, tolerance = 1e-9)
+    expect_equal(fits[[i]]$W / sqrt(cc), fits[[1]]$W, tolerance = 1e-8)
+    expect_equal(fits[[i]]$H / sqrt(cc), fits[[1]]$H, tolerance = 1e-8)
+  }
+  expect_gt(fits[[1]]$distance, 0.5)
+})
+
+test_that("the joint start is the reference code's: noise pairs stop where scikit-learn stops", {
+  # scikit-learn 1.2.1 NMF(n_components = 10) on the normalised pairs of
+  # these data stopped after 140 (X1 vs X1 + N) and 187 (X1 vs N)
+  # iterations, at distances 1.4812 and 2.2941 (exact p-bar)
+  x <- swimmer()
+  set.seed(1)
+  n1 <- matrix(runif(length(x)), nrow(x))
+  set.seed(3)
+  n3 <- matrix(runif(length(x)), nrow(x))
+  a <- nmf_joint(x, x + n1)
+  b <- nmf_joint(x, n3)
+  expect_lt(abs(a$iterations - 140), 3)
+  expect_lt(abs(b$iterations - 187), 3)
+  expect_equal(a$distance, 1.4812, tolerance = 2e-3)
+  expect_equal(b$distance, 2.2941, tolerance = 2e-3)
+})
