@@ -83,39 +83,65 @@ inline Mat pad_rows4(const Mat& a) {
   return ap;
 }
 
+/// The one register tile both products run on: R registers of lanes times
+/// C broadcast values, sum[c][4 r + l] = sum over p < len of
+/// v[p * v_step + 4 r + l] * w[c * w_stride + p * w_step], each sum one
+/// chain of fused multiply-adds over p in increasing order (so no entry
+/// depends on its lane or its tile). With FULL false the last register
+/// loads only the first `valid` - 4 (R - 1) lanes (the rest read as 0).
+/// The sums go to out (C x 4R, column c at out + 4 R c).
+template <int R, int C, bool FULL>
+NMFKIT_AVX2 inline void tile(const double* v, Index v_step, const double* w,
+                             Index w_stride, Index w_step, Index len,
+                             Index valid, double* out) {
+  __m256d acc[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_pd();
+  __m256i mask = _mm256_set1_epi64x(-1);
+  if (!FULL) {
+    const Index last = valid - 4 * (R - 1);  // 1..4 lanes in the last register
+    mask = _mm256_setr_epi64x(last > 0 ? -1 : 0, last > 1 ? -1 : 0,
+                              last > 2 ? -1 : 0, last > 3 ? -1 : 0);
+  }
+  for (Index p = 0; p < len; ++p) {
+    const double* vp = v + p * v_step;
+    __m256d vv[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R - 1; ++r) vv[r] = _mm256_loadu_pd(vp + 4 * r);
+    vv[R - 1] = FULL ? _mm256_loadu_pd(vp + 4 * (R - 1))
+                     : _mm256_maskload_pd(vp + 4 * (R - 1), mask);
+    const double* wp = w + p * w_step;
+#pragma GCC unroll 8
+    for (int c = 0; c < C; ++c) {
+      const __m256d wv = _mm256_broadcast_sd(wp + c * w_stride);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r)
+        acc[r][c] = _mm256_fmadd_pd(vv[r], wv, acc[r][c]);
+    }
+  }
+  // unrolled like the loops above: a loop over the sums with a variable
+  // index would keep them in memory, stored on every step (half the speed)
+#pragma GCC unroll 8
+  for (int c = 0; c < C; ++c)
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+      _mm256_storeu_pd(out + 4 * (R * c + r), acc[r][c]);
+}
+
 /// B(:, j) = A X(:, j) for NB columns of X at once: R registers (4R rows of
-/// the padded A, starting at ap) times NB columns, the sums in registers.
-/// Only the first `rows` of the 4R are written to b (leading dimension ldb).
+/// the padded A, starting at ap) times NB columns. Only the first `rows` of
+/// the 4R are written to b (leading dimension ldb).
 template <int R, int NB>
 NMFKIT_AVX2 inline void lm_block(const double* ap, Index kp, Index m,
                                  const double* x, Index ldx, double* b,
                                  Index ldb, Index rows) {
-  __m256d acc[R][NB];
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-    for (int c = 0; c < NB; ++c) acc[r][c] = _mm256_setzero_pd();
-  for (Index i = 0; i < m; ++i) {
-    __m256d av[R];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) av[r] = _mm256_loadu_pd(ap + i * kp + 4 * r);
-#pragma GCC unroll 8
-    for (int c = 0; c < NB; ++c) {
-      const __m256d xv = _mm256_broadcast_sd(x + c * ldx + i);
-#pragma GCC unroll 4
-      for (int r = 0; r < R; ++r)
-        acc[r][c] = _mm256_fmadd_pd(av[r], xv, acc[r][c]);
-    }
-  }
-  // unrolled like the loops above: a loop over the sums with a variable
-  // index would keep them in memory, stored on every step
-  alignas(32) double tmp[4 * R];
-#pragma GCC unroll 8
-  for (int c = 0; c < NB; ++c) {
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) _mm256_store_pd(tmp + 4 * r, acc[r][c]);
-    std::memcpy(b + c * ldb, tmp, sizeof(double) * static_cast<size_t>(rows));
-  }
+  alignas(32) double out[4 * R * NB];
+  tile<R, NB, true>(ap, kp, x, ldx, 1, m, 4 * R, out);
+  for (int c = 0; c < NB; ++c)
+    std::memcpy(b + c * ldb, out + 4 * R * c,
+                sizeof(double) * static_cast<size_t>(rows));
 }
 
 /// NB columns of X (or fewer, one at a time) against every row block of the
@@ -163,47 +189,15 @@ NMFKIT_AVX2 inline void avx2_left_mult(const Mat& ap, Index k, const double* x,
 }
 
 /// Rows [i0, i0 + 4 RI) of X (the last register masked to `valid` rows):
-/// B(t0 + s, i) = sum_j A(t0 + s, j) X(i, j) for s < TB, the sums in
-/// registers, each a chain over j = 0, 1, ... (so no entry depends on its
-/// lane or block).
+/// B(t0 + s, i) = sum_j A(t0 + s, j) X(i, j) for s < TB.
 template <int RI, int TB, bool FULL>
 NMFKIT_AVX2 inline void lmt_block(const double* a, Index k, Index n,
                                   const double* x, Index ldx, Index valid,
                                   double* b) {
-  __m256d acc[RI][TB];
-#pragma GCC unroll 2
-  for (int r = 0; r < RI; ++r)
-#pragma GCC unroll 6
-    for (int s = 0; s < TB; ++s) acc[r][s] = _mm256_setzero_pd();
-  __m256i mask = _mm256_setzero_si256();
-  if (!FULL) {
-    const Index last = valid - 4 * (RI - 1);  // 1..4 rows in the last register
-    mask = _mm256_setr_epi64x(last > 0 ? -1 : 0, last > 1 ? -1 : 0,
-                              last > 2 ? -1 : 0, last > 3 ? -1 : 0);
-  }
-  for (Index j = 0; j < n; ++j) {
-    const double* xj = x + j * ldx;
-    __m256d xv[RI];
-#pragma GCC unroll 2
-    for (int r = 0; r < RI - 1; ++r) xv[r] = _mm256_loadu_pd(xj + 4 * r);
-    xv[RI - 1] = FULL ? _mm256_loadu_pd(xj + 4 * (RI - 1))
-                      : _mm256_maskload_pd(xj + 4 * (RI - 1), mask);
-    const double* aj = a + j * k;
-#pragma GCC unroll 6
-    for (int s = 0; s < TB; ++s) {
-      const __m256d av = _mm256_broadcast_sd(aj + s);
-#pragma GCC unroll 2
-      for (int r = 0; r < RI; ++r)
-        acc[r][s] = _mm256_fmadd_pd(xv[r], av, acc[r][s]);
-    }
-  }
-  alignas(32) double tmp[4 * RI];
-#pragma GCC unroll 6
-  for (int s = 0; s < TB; ++s) {
-#pragma GCC unroll 2
-    for (int r = 0; r < RI; ++r) _mm256_store_pd(tmp + 4 * r, acc[r][s]);
-    for (Index i = 0; i < valid; ++i) b[i * k + s] = tmp[i];
-  }
+  alignas(32) double out[4 * RI * TB];
+  tile<RI, TB, FULL>(x, ldx, a, 1, k, n, valid, out);
+  for (int s = 0; s < TB; ++s)
+    for (Index i = 0; i < valid; ++i) b[i * k + s] = out[4 * RI * s + i];
 }
 
 /// Rows [0, valid) of X (valid <= 8) against every band of A, of at most 6
