@@ -23,7 +23,9 @@
 
 #include "types.hpp"
 
-#if !defined(NMFKIT_NO_SIMD) && defined(__x86_64__) && \
+// Not on Windows: GCC there cannot align the stack to the 32 bytes that
+// spilled AVX registers need (GCC bug 54412), which crashes at run time.
+#if !defined(NMFKIT_NO_SIMD) && defined(__x86_64__) && !defined(_WIN32) && \
     (defined(__GNUC__) || defined(__clang__))
 #define NMFKIT_SIMD_X86 1
 #include <immintrin.h>
