@@ -86,7 +86,9 @@ test_that("set.seed() reproduces a fit and threads do not change it", {
 test_that("the AVX2 product kernels and Eigen's products give the same fits", {
   # the kernels run where the processor has AVX2 and FMA; elsewhere both
   # fits below use Eigen's products and the test compares a fit with itself
-  withr::defer(nmfkit:::r_set_simd(TRUE))
+  # the state the session had (NMFKIT_SIMD=generic keeps them off)
+  was <- nmfkit:::r_simd_enabled()
+  withr::defer(nmfkit:::r_set_simd(was))
   x <- small_data(13, 83, 61)
   sw <- swimmer()
   fits <- lapply(c(FALSE, TRUE), function(on) {

@@ -77,13 +77,7 @@ __attribute__((target("avx2,fma"))) inline double hals_block_pass_avx2(
     const double* bt = bc.col(t).data();
     for (Index i0 = 0; i0 < len; i0 += kHalsBlock) {
       const Index valid = std::min<Index>(kHalsBlock, len - i0);
-      __m256i m0 = _mm256_set1_epi64x(-1), m1 = _mm256_set1_epi64x(-1);
-      if (valid < kHalsBlock) {
-        m0 = _mm256_setr_epi64x(-1, valid > 1 ? -1 : 0, valid > 2 ? -1 : 0,
-                                valid > 3 ? -1 : 0);
-        m1 = _mm256_setr_epi64x(valid > 4 ? -1 : 0, valid > 5 ? -1 : 0,
-                                valid > 6 ? -1 : 0, valid > 7 ? -1 : 0);
-      }
+      const __m256i m0 = lane_mask(valid), m1 = lane_mask(valid - 4);
       __m256d g0 = _mm256_xor_pd(_mm256_maskload_pd(bt + i0, m0), sign);
       __m256d g1 = _mm256_xor_pd(_mm256_maskload_pd(bt + i0 + 4, m1), sign);
       const double* wl = wc.data() + i0;

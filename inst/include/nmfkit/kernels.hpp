@@ -85,6 +85,13 @@ inline Mat pad_rows4(const Mat& a) {
   return ap;
 }
 
+/// Load mask of the first `lanes` of a register's four (all four when
+/// lanes >= 4, none when lanes <= 0).
+NMFKIT_AVX2 inline __m256i lane_mask(Index lanes) {
+  return _mm256_setr_epi64x(lanes > 0 ? -1 : 0, lanes > 1 ? -1 : 0,
+                            lanes > 2 ? -1 : 0, lanes > 3 ? -1 : 0);
+}
+
 /// The one register tile both products run on: R registers of lanes times
 /// C broadcast values, sum[c][4 r + l] = sum over p < len of
 /// v[p * v_step + 4 r + l] * w[c * w_stride + p * w_step], each sum one
@@ -101,12 +108,8 @@ NMFKIT_AVX2 inline void tile(const double* v, Index v_step, const double* w,
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
     for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_pd();
-  __m256i mask = _mm256_set1_epi64x(-1);
-  if (!FULL) {
-    const Index last = valid - 4 * (R - 1);  // 1..4 lanes in the last register
-    mask = _mm256_setr_epi64x(last > 0 ? -1 : 0, last > 1 ? -1 : 0,
-                              last > 2 ? -1 : 0, last > 3 ? -1 : 0);
-  }
+  // 1..4 lanes in the last register
+  const __m256i mask = lane_mask(FULL ? 4 : valid - 4 * (R - 1));
   for (Index p = 0; p < len; ++p) {
     const double* vp = v + p * v_step;
     __m256d vv[R];
