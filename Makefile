@@ -60,7 +60,7 @@ site: deps-site install
 
 # Regenerates RcppExports, NAMESPACE and man/ (developers only).
 document:
-	$(RSCRIPT) -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
+	$(RSCRIPT) tools/document.R
 
 clean:
 	rm -rf .make check cpp/build* demo-output docs

@@ -36,30 +36,19 @@ validate_nmfkit <- function(object) {
   invisible(object)
 }
 
-# Human name of a variant, for print and summary.
+# Human name of a variant, for print and summary (from its declaration).
 variant_label <- function(object) {
-  switch(class(object)[1],
-    nmfkit_nmf = "NMF",
-    nmfkit_joint = "Joint NMF",
-    nmfkit_stratified = "Stratified NMF",
-    nmfkit_shift = "Shift-invariant NMF",
-    nmfkit_wasserstein = "Wasserstein NMF",
-    nmfkit_manifold = "Manifold-regularised NMF",
-    sub("^nmfkit_", "", class(object)[1])
-  )
+  v <- variant_of(object)
+  if (is.null(v)) sub("^nmfkit_", "", class(object)[1]) else v$label
 }
 
 # The data a model was fitted to, or an error saying how to supply it.
-# Data passed by the user go through as_model_scale(), so that they are on
-# the scale of the kept data (normalised histograms or columns).
+# Data passed by the user are read as the variant reads its input
+# (model_input()) and put on the scale of the kept data (model_scale()).
 model_data <- function(object, x = NULL, arg = "x",
                        call = rlang::caller_env()) {
   if (!is.null(x)) {
-    if (inherits(object, "nmfkit_stratified") && is.list(x) &&
-        !is.data.frame(x)) {
-      x <- stratified_input(x, NULL, levels = levels(object$strata),
-                            arg = arg, call = call)$x
-    }
+    x <- model_input(object, x, arg = arg, call = call)
     x <- check_newdata(x, nrow(object$W), arg = arg, call = call)
     if (ncol(x) != ncol(object$H)) {
       abort_nmfkit(c("{.arg {arg}} must be the data of the fit: {ncol(object$H)} sample{?s} (columns).",
@@ -67,7 +56,7 @@ model_data <- function(object, x = NULL, arg = "x",
                      "i" = "For new samples use {.fn predict}."),
                    "dimension", call = call)
     }
-    return(as_model_scale(object, x))
+    return(model_scale(object, x))
   }
   if (is.null(object$data)) {
     abort_nmfkit(c("This fit does not keep its data.",
@@ -77,18 +66,12 @@ model_data <- function(object, x = NULL, arg = "x",
   object$data
 }
 
-# The user's data on the scale the model was fitted to: as is for most
-# variants; Wasserstein NMF and joint NMF (normalize = TRUE) fit normalised
-# columns, so fitted() and residuals() compare with those.
-as_model_scale <- function(object, x) {
-  if (inherits(object, "nmfkit_wasserstein")) return(unit_mass(x))
-  if (inherits(object, "nmfkit_joint") && isTRUE(object$normalize) &&
-      ncol(x) == length(object$set)) {
-    in1 <- object$set == levels(object$set)[1]
-    out <- as.matrix(x)
-    out[, in1] <- as.matrix(normalize_columns(x[, in1, drop = FALSE]))
-    out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
-    return(out)
-  }
-  x
-}
+# The user's data as one matrix, for variants that take other input
+# shapes (a list of strata); as is by default.
+model_input <- function(object, x, ...) UseMethod("model_input")
+model_input.default <- function(object, x, ...) x
+
+# The user's data on the scale the model was fitted to: as is by default;
+# variants that fit normalised data normalise it the same way.
+model_scale <- function(object, x) UseMethod("model_scale")
+model_scale.default <- function(object, x) x

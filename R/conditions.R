@@ -11,27 +11,70 @@ abort_nmfkit <- function(message, what, ..., call = rlang::caller_env(),
   )
 }
 
+# The default method of a generic that needs a fit: `fn` names the generic,
+# `needs` what it takes.
+abort_not_fit <- function(object, fn, needs = "a fitted nmfkit model",
+                          call = rlang::caller_env()) {
+  abort_nmfkit(c("{.fn {fn}} needs {needs}.",
+                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
+               "type", call = call, value = object)
+}
+
+# Warnings likewise: class c("nmfkit_warning_<what>", "nmfkit_warning"),
+# fields in `...` (the offending value, for handlers).
+warn_nmfkit <- function(message, what, ..., call = rlang::caller_env(),
+                        .envir = parent.frame()) {
+  cli::cli_warn(
+    message,
+    class = c(paste0("nmfkit_warning_", what), "nmfkit_warning"),
+    call = call, ..., .envir = .envir
+  )
+}
+
+# An argument renamed or retired: it keeps working for one release with
+# a warning of class nmfkit_warning_deprecated, once per session and name.
+deprecate_nmfkit <- function(old, new, fn, call = rlang::caller_env()) {
+  warn_nmfkit(
+    c("{.arg {old}} of {.fn {fn}} is deprecated; use {new} instead.",
+      "i" = "It still works in this release and will be removed in the next."),
+    "deprecated", call = call, old = old, new = new,
+    .frequency = "once", .frequency_id = paste0("nmfkit_", fn, "_", old)
+  )
+}
+
+# `rank` without a default (it had 10 in nmf_joint() and nmf_distance()):
+# a missing rank keeps the old default for one release, with a warning.
+deprecated_rank_default <- function(fn, call = rlang::caller_env()) {
+  warn_nmfkit(
+    c("{.arg rank} of {.fn {fn}} will be required: give it explicitly.",
+      "i" = "Using the old default, {.code rank = 10}, in this release."),
+    "deprecated", call = call, old = "rank", new = "rank",
+    .frequency = "once", .frequency_id = paste0("nmfkit_", fn, "_rank")
+  )
+  10L
+}
+
 # A fit that stopped on its iteration cap although the user asked for a
 # tolerance, or that stopped on a numerical error.
 warn_status <- function(status, control, iterations, call) {
   if (identical(status, "degenerate")) {
-    cli::cli_warn(
+    warn_nmfkit(
       c("The fit is zero: every component has an all-zero basis vector or coefficient row, so {.code W %*% H} is 0 (relative error 1).",
         "i" = "The status is {.val degenerate}, not converged. A zero {.arg init} stays zero; try another {.arg init}."),
-      class = c("nmfkit_warning_degenerate", "nmfkit_warning"), call = call
+      "degenerate", call = call
     )
   } else if (identical(status, "numerical_error")) {
-    cli::cli_warn(
+    warn_nmfkit(
       c("The fit stopped after {iterations} iteration{?s} on a numerical error.",
         "i" = "The factors are those of the last finite iteration; try another {.arg init}."),
-      class = c("nmfkit_warning_numerical", "nmfkit_warning"), call = call
+      "numerical", call = call
     )
   } else if (identical(status, "max_iter") && isTRUE(control$tol_set) &&
              control$tol > 0) {
-    cli::cli_warn(
+    warn_nmfkit(
       c("The fit did not reach {.code tol = {control$tol}} in {iterations} iteration{?s}.",
         "i" = "Raise {.code max_iter} in {.fn nmf_control}, or loosen {.code tol}."),
-      class = c("nmfkit_warning_convergence", "nmfkit_warning"), call = call
+      "convergence", call = call
     )
   }
   invisible(NULL)

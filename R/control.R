@@ -137,74 +137,22 @@ print.nmfkit_control <- function(x, ...) {
   invisible(x)
 }
 
-# The registry of settings -------------------------------------------------
+# Settings -----------------------------------------------------------------
 
 # Settings every solver reads.
 base_settings <- c("tol", "max_iter", "threads", "verbose")
 
-# Settings only some functions read: their check and default.
-control_extras <- list(
-  inner = list(check = function(x, arg, call) {
-    check_count(x, min = 1, arg = arg, call = call, what = "control")
-  }),
-  extrapolate = list(default = TRUE, check = function(x, arg, call) {
-    check_flag(x, arg = arg, call = call, what = "control")
-  }),
-  eps = list(default = 1e-9, check = function(x, arg, call) {
-    check_number(x, min = 0, arg = arg, call = call, what = "control")
-  }),
-  update = list(default = "multiplicative", check = function(x, arg, call) {
-    check_choice(x, c("multiplicative", "hals"), arg = arg, call = call,
-                 what = "control")
-  }),
-  h_start = list(default = "random", check = function(x, arg, call) {
-    check_choice(x, c("random", "zero"), arg = arg, call = call,
-                 what = "control")
-  }),
-  fft_planner = list(default = "estimate", check = function(x, arg, call) {
-    check_choice(x, c("estimate", "measure"), arg = arg, call = call,
-                 what = "control")
-  }),
-  keep = list(default = 0.05, check = function(x, arg, call) {
-    check_number(x, min = 0, max = 1, arg = arg, call = call,
-                 what = "control")
-  }),
-  instance_threshold = list(default = 0.5, check = function(x, arg, call) {
-    check_number(x, min = 0, arg = arg, call = call, what = "control")
-  })
-)
-
-# nmf_manifold()'s knobs (given in its `...` or in `control`): their checks
-# and method-dependent defaults live in manifold_control().
-manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
-                       "kernel", "split", "beta", "w_g", "mu_z", "gamma",
-                       "ds3_max_iter", "rank_norm", "rank_on", "nbr",
-                       "inner_z_iter", "keep_z", "labels")
-control_extras[manifold_settings] <- list(list(
-  check = function(x, arg, call) x
-))
-
-# Which of the extra settings each fitting function reads.
-control_readers <- list(
-  nmf = c("inner", "extrapolate"),
-  nmf_joint = "inner",
-  nmf_distance = "inner",
-  nmf_stratified = c("eps", "update", "inner"),
-  nmf_shift = c("inner", "h_start", "fft_planner", "keep",
-                "instance_threshold"),
-  nmf_wasserstein = character(),
-  nmf_manifold = manifold_settings,
-  ot_distance = character()
-)
-
-# The control argument of an exported function `fn` (a name in
-# control_readers): an nmfkit_control (checked again: it may have been
-# edited), or a plain list of settings merged into `default`. Fills in the
-# defaults of the settings `fn` reads and rejects those it does not.
-check_control <- function(control, default = nmf_control(), fn = "nmf",
+# The control argument of the exported function `fn` (a name declared with
+# declare_settings() or declare_variant()): an nmfkit_control (checked
+# again: it may have been edited), or a plain list of settings merged into
+# `default` (by default nmf_control() with the function's declared
+# defaults). Fills in the defaults of the settings `fn` reads and rejects
+# those it does not.
+check_control <- function(control, fn = "nmf", default = NULL,
                           arg = rlang::caller_arg(control),
                           call = rlang::caller_env()) {
   force(arg)
+  declared <- settings_of(fn)
   if (inherits(control, "nmfkit_control")) {
     settings <- unclass(control)
     tol_set <- isTRUE(settings[["tol_set"]])
@@ -212,6 +160,7 @@ check_control <- function(control, default = nmf_control(), fn = "nmf",
   } else if (is.list(control) && !is.object(control)) {
     check_setting_names(names(control), length(control), arg = arg,
                         call = call)
+    if (is.null(default)) default <- do.call(nmf_control, declared$defaults)
     settings <- unclass(default)
     settings[["tol_set"]] <- NULL
     settings[names(control)] <- control
@@ -219,21 +168,20 @@ check_control <- function(control, default = nmf_control(), fn = "nmf",
   } else {
     abort_nmfkit(c("{.arg {arg}} must be made by {.fn nmf_control} or be a named list of settings.",
                    "x" = "It is {.obj_type_friendly {control}}."),
-                 "control", call = call)
+                 "control", call = call, value = control)
   }
   out <- validate_settings(settings, prefix = paste0(arg, "$"), call = call)
-  readers <- control_readers[[fn]]
+  readers <- names(declared$settings)
   given <- setdiff(names(out), base_settings)
   foreign <- setdiff(given, readers)
   if (length(foreign)) {
-    users <- names(control_readers)[vapply(control_readers, function(r)
-      foreign[1] %in% r, logical(1))]
+    users <- readers_of(foreign[1])
     abort_nmfkit(c("{.code {arg}${foreign[1]}} is not a setting of {.fn {fn}}.",
                    "i" = "It is read by {.or {.fn {users}}}; {.fn {fn}} reads {.code {c(base_settings, readers)}}."),
-                 "control", call = call)
+                 "control", call = call, value = foreign[1])
   }
   for (nm in readers) {
-    if (is.null(out[[nm]])) out[nm] <- list(control_extras[[nm]]$default)
+    if (is.null(out[[nm]])) out[nm] <- list(declared$settings[[nm]]$default)
   }
   out$tol_set <- tol_set
   structure(out, class = "nmfkit_control")
@@ -253,7 +201,7 @@ check_setting_names <- function(nm, n, arg, call = rlang::caller_env()) {
                    "x" = "{.code {unique(nm[duplicated(nm)])}} {?is/are} repeated."),
                  "control", call = call)
   }
-  known <- c(base_settings, names(control_extras))
+  known <- c(base_settings, names(all_settings()))
   unknown <- setdiff(nm, known)
   if (length(unknown)) {
     hint <- nearest_name(unknown[1], known)
@@ -280,10 +228,9 @@ validate_settings <- function(s, prefix, call) {
     verbose = check_flag(s[["verbose"]], arg = a("verbose"), call = call,
                          what = "control")
   )
-  for (nm in intersect(names(control_extras), names(s))) {
-    if (!is.null(s[[nm]])) {
-      out[[nm]] <- control_extras[[nm]]$check(s[[nm]], a(nm), call)
-    }
+  extras <- all_settings()
+  for (nm in intersect(names(extras), names(s))) {
+    if (!is.null(s[[nm]])) out[[nm]] <- extras[[nm]]$check(s[[nm]], a(nm), call)
   }
   out
 }
@@ -298,10 +245,9 @@ check_threads <- function(x, arg = rlang::caller_arg(x),
   }
   cap <- max_threads()
   if (x > cap) {
-    cli::cli_warn(c("{.arg {arg}} is {describe_value(x)}, more than the {cap} thread{?s} this machine runs; using {cap}.",
-                    "i" = "Results do not depend on the number of threads."),
-                  class = c("nmfkit_warning_threads", "nmfkit_warning"),
-                  call = call)
+    warn_nmfkit(c("{.arg {arg}} is {describe_value(x)}, more than the {cap} thread{?s} this machine runs; using {cap}.",
+                  "i" = "Results do not depend on the number of threads."),
+                "threads", call = call, value = x)
     x <- cap
   }
   as.integer(x)

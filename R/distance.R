@@ -13,7 +13,9 @@
 #'   that components weigh equally.
 #' @param ... Passed to methods; the methods here read nothing from it, so an
 #'   argument given here is an error (a misspelling).
-#' @return An object of class `"dist"` labelled with the sample names.
+#' @return An object of class `c("nmfkit_dist", "dist")` labelled with the
+#'   sample names (the same shape for every method), with attributes
+#'   `method` (the distance) and `call`; `plot()` draws it as a heatmap.
 #' @examples
 #' fit <- nmf(swimmer(), rank = 17)
 #' d <- nmf_distance(fit)
@@ -41,11 +43,23 @@ nmf_distance.nmfkit <- function(x, metric = c("euclidean", "manhattan",
     u <- sweep(h, 2, ifelse(norms > 0, norms, 1), "/")
     d <- stats::as.dist(pmax(1 - crossprod(u), 0))
     attr(d, "Labels") <- labels
-    attr(d, "method") <- "cosine"
-    return(d)
+    return(new_nmfkit_dist(d, "cosine", match.call()))
   }
   d <- stats::dist(t(h), method = metric)
   attr(d, "Labels") <- labels
+  new_nmfkit_dist(d, metric, match.call())
+}
+
+# Every nmf_distance() method returns this shape: a "dist" (for hclust(),
+# cmdscale(), as.matrix()) of class c("nmfkit_dist", "dist"), with the
+# distance's name in attribute "method" and the call in "call" (plus
+# method-specific attributes such as "sd").
+new_nmfkit_dist <- function(d, method, call, ...) {
+  attr(d, "method") <- method
+  attr(d, "call") <- call
+  extra <- list(...)
+  for (nm in names(extra)) attr(d, nm) <- extra[[nm]]
+  class(d) <- c("nmfkit_dist", "dist")
   d
 }
 

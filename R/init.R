@@ -12,17 +12,8 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
                          call = rlang::caller_env(), column_v = FALSE,
                          fill_value = NULL) {
   if (is.list(init)) {
-    if (!all(c("W", "H") %in% names(init))) {
-      found <- if (is.null(names(init))) "no names" else
-        cli::format_inline("names {.val {names(init)}}")
-      abort_nmfkit(c("A user {.arg {arg}} must be a list with elements {.field W} and {.field H}.",
-                     "x" = "It has {found}."),
-                   "init", call = call)
-    }
-    return(list(
-      W = check_factor_matrix(init$W, nrow(x), rank, paste0(arg, "$W"), call),
-      H = check_factor_matrix(init$H, rank, ncol(x), paste0(arg, "$H"), call)
-    ))
+    return(check_init_list(init, list(W = c(nrow(x), rank),
+                                      H = c(rank, ncol(x))), arg, call))
   }
   if (!is.character(init) || length(init) != 1L || !init %in% init_choices) {
     hint <- if (is.character(init) && length(init) == 1L && !is.na(init))
@@ -57,4 +48,22 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
     rh <- matrix(stats::runif(rank * ncol(x)), rank, ncol(x))
   }
   r_nndsvd(x, rank, omega, fill, scale, rw, rh, 7L, threads, column_v)
+}
+
+# A user's starting factors: a list with (at least) the elements named in
+# `shapes`, each a finite nonnegative matrix of the given c(rows, columns).
+check_init_list <- function(init, shapes, arg = "init",
+                            call = rlang::caller_env()) {
+  if (!all(names(shapes) %in% names(init))) {
+    found <- if (is.null(names(init))) "no names" else
+      cli::format_inline("names {.val {names(init)}}")
+    abort_nmfkit(c("A user {.arg {arg}} must be a list with elements {.field {names(shapes)}}.",
+                   "x" = "It has {found}."),
+                 "init", call = call)
+  }
+  out <- lapply(names(shapes), function(nm) {
+    check_factor_matrix(init[[nm]], shapes[[nm]][1], shapes[[nm]][2],
+                        paste0(arg, "$", nm), call)
+  })
+  stats::setNames(out, names(shapes))
 }

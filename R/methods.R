@@ -72,9 +72,7 @@ basis <- function(object, ...) UseMethod("basis")
 #' @rdname basis
 #' @export
 basis.default <- function(object, ...) {
-  abort_nmfkit(c("{.fn basis} needs a fitted nmfkit model.",
-                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
-               "type")
+  abort_not_fit(object, "basis")
 }
 
 #' @rdname basis
@@ -167,4 +165,40 @@ frobenius_rel_error <- function(x, W, H) {
   wtx <- as.matrix(Matrix::crossprod(W, x))
   e <- x2 - 2 * sum(H * wtx) + sum(crossprod(W) * tcrossprod(H))
   if (x2 > 0) sqrt(max(e, 0) / x2) else 0
+}
+
+#' Cluster of each point
+#'
+#' The cluster of each sample: for [nmf_manifold()] fits the labels the
+#' method made (`labels` on the object); for every other nmfkit fit the
+#' component with the largest coefficient in the sample's column of `H`
+#' (ties go to the lowest index), the usual NMF clustering rule. Score them
+#' against known classes with [cluster_acc()] and [cluster_nmi()].
+#'
+#' @param object A fitted nmfkit model.
+#' @param ... Unused; an argument given here is an error (a misspelling).
+#' @return An integer vector, the cluster (1 to `rank`) of each sample, named
+#'   by the sample names of the data when it has them.
+#' @examples
+#' set.seed(1)
+#' x <- two_moons(100)
+#' table(clusters(nmf_manifold(x, rank = 2, preprocess = "minmax")),
+#'       attr(x, "labels"))
+#' @export
+clusters <- function(object, ...) UseMethod("clusters")
+
+#' @rdname clusters
+#' @export
+clusters.default <- function(object, ...) {
+  abort_not_fit(object, "clusters")
+}
+
+#' @rdname clusters
+#' @export
+clusters.nmfkit <- function(object, ...) {
+  check_dots_empty()
+  h <- object$H
+  out <- max.col(t(h), ties.method = "first")
+  names(out) <- colnames(h)
+  out
 }

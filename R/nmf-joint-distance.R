@@ -70,8 +70,9 @@ chamfer_fit <- function(x1, x2, variant, normalize,
 #'
 #' @param x A named list of at least two nonnegative matrices (dense,
 #'   data frames or `dgCMatrix`) with the same number of rows.
+#' @param rank Rank of each joint factorisation (not used by
+#'   `method = "chamfer"`).
 #' @param method `"jnmf"` or `"chamfer"`.
-#' @param rank Rank of each joint factorisation.
 #' @param trials Number of repetitions to average, at least 1.
 #' @param resample `NULL` (use every column) or the number of columns to
 #'   draw with replacement from each set in every trial.
@@ -94,7 +95,7 @@ chamfer_fit <- function(x1, x2, variant, normalize,
 #' nmf_distance(sets, method = "chamfer")
 #' @importFrom Matrix drop0
 #' @export
-nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
+nmf_distance.list <- function(x, rank, method = c("jnmf", "chamfer"),
                               trials = 1, resample = NULL,
                               pbar = c("exact", "montecarlo"),
                               samples = 1000, variant = c("paper",
@@ -103,7 +104,17 @@ nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
                               control = nmf_control(), ...) {
   call <- match.call()
   check_dots_empty()
+  if (missing(rank)) rank <- NULL
+  # rank came after method: nmf_distance(sets, "chamfer") still works
+  if (is.character(rank) && missing(method)) {
+    deprecate_nmfkit("method given second", "{.code method = }", "nmf_distance")
+    method <- rank
+    rank <- NULL
+  }
   method <- check_choice(method)
+  if (method == "jnmf" && is.null(rank)) {
+    rank <- deprecated_rank_default("nmf_distance")
+  }
   x <- check_data_list(x)
   trials <- check_count(trials, min = 1)
   if (!is.null(resample)) resample <- check_count(resample, min = 1)
@@ -123,10 +134,8 @@ nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
 
   idx <- which(upper.tri(diag(length(x))), arr.ind = TRUE)
   idx <- idx[order(idx[, 1], idx[, 2]), , drop = FALSE]
-  settings <- list(method = method, trials = trials, resample = resample,
-                   rank = rank, pbar = pbar, samples = samples,
-                   variant = variant, normalize = normalize, init = init,
-                   control = control)
+  settings <- pair_settings(method, trials, resample, rank, pbar, samples,
+                            variant, normalize, init, control)
   prog <- progressr::progressor(steps = nrow(idx))
   # one chunk of pairs per worker, the sets travelling once with each chunk:
   # a future per pair cost more than its fit on 20 Newsgroups (190 pairs of
@@ -144,13 +153,18 @@ nmf_distance.list <- function(x, method = c("jnmf", "chamfer"), rank = 10,
     m[idx[, 2:1, drop = FALSE]] <- v
     stats::as.dist(m)
   }
-  out <- make_dist(res[, 1])
-  attr(out, "sd") <- make_dist(res[, 2])
-  attr(out, "method") <- method
-  attr(out, "trials") <- trials
-  attr(out, "call") <- call
-  class(out) <- c("nmfkit_dist", "dist")
-  out
+  new_nmfkit_dist(make_dist(res[, 1]), method, call,
+                  sd = make_dist(res[, 2]), trials = trials)
+}
+
+# What pair_distance() needs to know: one list, the same for
+# nmf_distance() on a list and nmf_joint_test().
+pair_settings <- function(method = "jnmf", trials = 1L, resample = NULL,
+                          rank, pbar, samples, variant = "paper", normalize,
+                          init, control) {
+  list(method = method, trials = trials, resample = resample, rank = rank,
+       pbar = pbar, samples = samples, variant = variant,
+       normalize = normalize, init = init, control = control)
 }
 
 # pair_distance() for pair r of the rows of idx (indices into sets).
@@ -281,4 +295,4 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
   invisible(x)
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
+declare_settings("nmf_distance", settings = list(inner = setting_inner))

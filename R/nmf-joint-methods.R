@@ -32,7 +32,7 @@ print_extra.nmfkit_joint <- function(x, digits = 3L, ...) {
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
-#' summary(nmf_joint(x, x + matrix(runif(length(x)), nrow(x))))
+#' summary(nmf_joint(x, x + matrix(runif(length(x)), nrow(x)), rank = 10))
 #' @export
 summary.nmfkit_joint <- function(object, top = 5L, ...) {
   check_dots_empty()
@@ -95,7 +95,7 @@ print.summary.nmfkit_joint <- function(x, digits = max(3L, getOption("digits") -
 #' @return `x`, invisibly.
 #' @examples
 #' x <- swimmer()
-#' fit <- nmf_joint(x, 1 - x)
+#' fit <- nmf_joint(x, 1 - x, rank = 10)
 #' plot(fit, type = "p")
 #' plot(fit, type = "basis")
 #' @export
@@ -135,20 +135,40 @@ plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
 #'
 #' @param object A fit from [nmf_joint()].
 #' @param newdata A nonnegative matrix with the fit's features as rows.
+#' @param type `"coef"` or `"class"`, as in [predict.nmfkit()].
 #' @param normalize Normalise the columns of `newdata` first.
-#' @param ... Passed to [predict.nmfkit()].
+#' @param tol,max_passes Stopping rule of the coordinate descent, as in
+#'   [predict.nmfkit()].
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A components x columns matrix of coefficients.
 #' @examples
 #' x <- swimmer()
-#' fit <- nmf_joint(x, x[, 1:100])
+#' fit <- nmf_joint(x, x[, 1:100], rank = 10)
 #' h <- predict(fit, x[, 1:3])
 #' round(h, 3)
 #' @export
-predict.nmfkit_joint <- function(object, newdata, normalize = object$normalize,
-                                 ...) {
-  if (missing(newdata)) return(object$H)
-  newdata <- check_newdata(newdata, nrow(object$W))
+predict.nmfkit_joint <- function(object, newdata, type = c("coef", "class"),
+                                 normalize = object$normalize, tol = 1e-12,
+                                 max_passes = 2000L, ...) {
+  check_dots_empty()
   check_flag(normalize)
-  if (normalize) newdata <- normalize_columns(newdata)
-  predict.nmfkit(object, newdata, ...)
+  predict_with(object, newdata, type, read = function(newdata) {
+    newdata <- check_newdata(newdata, nrow(object$W))
+    if (normalize) normalize_columns(newdata) else newdata
+  }, solve = function(newdata) {
+    nnls_coef(newdata, object$W, check_number(tol, min = 0),
+              check_count(max_passes, min = 1), object$control$threads)
+  })
+}
+
+# With normalize = TRUE the pooled data are fitted with each set's columns
+# normalised: the user's cbind(x1, x2) is normalised the same way
+# (model_data()).
+model_scale.nmfkit_joint <- function(object, x) {
+  if (!isTRUE(object$normalize) || ncol(x) != length(object$set)) return(x)
+  in1 <- object$set == levels(object$set)[1]
+  out <- as.matrix(x)
+  out[, in1] <- as.matrix(normalize_columns(x[, in1, drop = FALSE]))
+  out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
+  out
 }

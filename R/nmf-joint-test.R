@@ -29,18 +29,18 @@
 #' # a half against a noisy other half
 #' nmf_joint_test(x[, idx[1:60]], noisy[, idx[61:120]], rank = 5, B = 19)
 #' @export
-nmf_joint_test <- function(x1, x2, rank = 10, B = 199, ...) {
+nmf_joint_test <- function(x1, x2, rank, B = 199, ...) {
   dname <- paste(deparse1(substitute(x1)), "and", deparse1(substitute(x2)))
+  if (missing(rank)) rank <- deprecated_rank_default("nmf_joint_test")
   B <- check_count(B, min = 1)
   check_dots_named(setdiff(names(formals(nmf_joint)),
                            c("x1", "x2", "rank")), "nmf_joint")
   observed <- nmf_joint(x1, x2, rank = rank, ...)
-  ctl <- observed$control
-  settings <- list(method = "jnmf", trials = 1L, resample = NULL,
-                   rank = observed$rank, pbar = observed$pbar,
-                   samples = observed$samples,
-                   normalize = observed$normalize,
-                   init = list(...)$init %||% "nndsvda", control = ctl)
+  settings <- pair_settings(rank = observed$rank, pbar = observed$pbar,
+                            samples = observed$samples,
+                            normalize = observed$normalize,
+                            init = list(...)$init %||% "nndsvda",
+                            control = observed$control)
   pooled <- pool_columns(check_data(x1), check_data(x2))
   n1 <- NCOL(x1)
   prog <- progressr::progressor(steps = B)

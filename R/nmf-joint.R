@@ -42,6 +42,9 @@
 #' @param init Starting point of the factorisation, as in [nmf()].
 #' @param control Solver settings from [nmf_control()].
 #' @param labels Names of the two sets, used for `set` and in printing.
+#' @param nrun Number of fits to run; the one with the lowest final loss is
+#'   kept (as in [nmf()]: the runs after the first start from `"random"`,
+#'   all starts drawn first from R's RNG).
 #' @param keep_data Keep the pooled (normalised) data in the model for
 #'   [fitted()] and [residuals()]; with `FALSE` pass `cbind(x1, x2)` to them
 #'   as `x` (normalised there as here).
@@ -65,16 +68,17 @@
 #' fit
 #' plot(fit, type = "p")
 #' plot(fit, type = "basis")
-#' nmf_joint(x, x[, sample(ncol(x))])$distance
+#' nmf_joint(x, x[, sample(ncol(x))], rank = 10)$distance
 #' @export
-nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
+nmf_joint <- function(x1, x2, rank, pbar = c("exact", "montecarlo"),
                       samples = 1000, normalize = TRUE, init = "nndsvda",
                       control = nmf_control(max_iter = 200),
-                      labels = c("x1", "x2"), keep_data = TRUE) {
+                      labels = c("x1", "x2"), nrun = 1L, keep_data = TRUE) {
   call <- match.call()
   x1 <- check_data(x1)
   x2 <- check_data(x2)
   check_same_rows(x1, x2)
+  if (missing(rank)) rank <- deprecated_rank_default("nmf_joint")
   rank <- check_rank(rank, min(nrow(x1), ncol(x1) + ncol(x2)),
                      why = "{.code min(nrow(x1), ncol(x1) + ncol(x2))}")
   pbar <- check_choice(pbar)
@@ -82,57 +86,70 @@ nmf_joint <- function(x1, x2, rank = 10, pbar = c("exact", "montecarlo"),
   check_flag(normalize)
   control <- check_control(control, fn = "nmf_joint")
   labels <- check_labels(labels)
+  nrun <- check_count(nrun, min = 1)
   check_flag(keep_data)
-  image_dim <- attr(x1, "image_dim")
-  if (is.null(image_dim)) image_dim <- attr(x2, "image_dim")
-
-  fit <- jnmf_fit(x1, x2, rank, pbar, samples, normalize, init, control)
-  warn_status(fit$status, control, fit$iterations, call)
-  y <- fit$y
-  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-             control, variant = "joint", x = if (keep_data) y,
-             dimnames = dimnames(y),
-             set = factor(rep(labels, c(ncol(x1), ncol(x2))),
-                          levels = labels),
-             p = stats::setNames(fit$p, paste0("nmf", seq_len(rank))),
-             pbar_se = stats::setNames(fit$se, paste0("nmf", seq_len(rank))),
-             distance = sum(abs(fit$p)), pbar = pbar, samples = samples,
-             normalize = normalize, image_dim = image_dim)
+  spec <- list(n1 = ncol(x1), pbar = pbar, samples = samples,
+               normalize = normalize, labels = labels,
+               image_dim = attr(x1, "image_dim") %||% attr(x2, "image_dim"))
+  fit_variant("joint", joint_data(x1, x2, normalize), rank, init, control,
+              nrun, keep_data, spec, call)
 }
 
-# The jNMF pipeline on validated input: normalise, pool, factorise, p-bar.
-# Returns the nmf() core result plus y (the pooled data), p and se.
-jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control,
-                     call = rlang::caller_env()) {
+# The pooled data of a joint fit: [x1 x2], each set's columns normalised
+# first when `normalize`.
+joint_data <- function(x1, x2, normalize) {
   if (normalize) {
     x1 <- normalize_columns(x1)
     x2 <- normalize_columns(x2)
   }
-  y <- pool_columns(x1, x2)
-  # data near 1e-200 or .Machine$double.xmax (normalize = FALSE): fit
-  # y / 2^e (exact) and scale back; p-bar is scale-free
-  e <- data_exponent(y)
-  ys <- scale_data(y, e)
+  pool_columns(x1, x2)
+}
+
+# The joint fit of validated sets without a model (dataset distances,
+# permutation tests): the pipeline's fit with p and se.
+jnmf_fit <- function(x1, x2, rank, pbar, samples, normalize, init, control) {
+  spec <- list(n1 = ncol(x1), pbar = pbar, samples = samples)
+  run_pipeline(variant_of("joint"), joint_data(x1, x2, normalize), rank,
+               init, control, spec = spec)
+}
+
+declare_variant(
+  "joint", fn = "nmf_joint", label = "Joint NMF",
+  settings = list(inner = setting_inner),
   # terms absent from both sets are dropped and come back as zeros: a pair
   # of 100-document samples of a 42,000-term corpus uses a few thousand
-  keep <- nonzero_lines(ys, rank)
-  yr <- kept_lines(ys, keep)
-  start <- start_on_lines(ys, yr, keep, rank, init, control$threads, e,
-                          call = call, column_v = TRUE,
-                          fill_value = joint_fill(ys))
-  fit <- run_nmf(yr, start, "hals", control)
-  fit <- unscale_factors(fit, e)
-  fit <- restore_fit(fit, keep)
-  fit$status <- fit_status(fit$W, fit$H, fit$status)
-  u <- if (pbar == "montecarlo") {
-    matrix(stats::runif(samples * rank), samples, rank)
+  drop_lines = TRUE,
+  start = function(x, rank, init, spec, control, full) {
+    init_factors(x, rank, init, control$threads, call = spec$call,
+                 column_v = TRUE, fill_value = joint_fill(full))
+  },
+  # plain HALS, as the paper (scikit-learn's coordinate descent)
+  run = function(x, start, spec, control) {
+    run_nmf(x, start, "hals", control)
+  },
+  # p-bar is scale-free: computed on the unscaled coefficients
+  post = function(fit, x, spec, control) {
+    rank <- ncol(fit$W)
+    u <- if (spec$pbar == "montecarlo") {
+      matrix(stats::runif(spec$samples * rank), spec$samples, rank)
+    }
+    pb <- r_pbar(fit$H, spec$n1, spec$pbar, u)
+    fit$p <- as.double(pb$p)
+    fit$se <- as.double(pb$se)
+    fit
+  },
+  model = function(fit, spec) {
+    comp <- paste0("nmf", seq_along(fit$p))
+    n <- ncol(fit$H)
+    list(set = factor(rep(spec$labels, c(spec$n1, n - spec$n1)),
+                      levels = spec$labels),
+         p = stats::setNames(fit$p, comp),
+         pbar_se = stats::setNames(fit$se, comp),
+         distance = sum(abs(fit$p)), pbar = spec$pbar,
+         samples = spec$samples, normalize = spec$normalize,
+         image_dim = spec$image_dim)
   }
-  pb <- r_pbar(fit$H, ncol(x1), pbar, u)
-  fit$y <- y
-  fit$p <- as.double(pb$p)
-  fit$se <- as.double(pb$se)
-  fit
-}
+)
 
 # What NNDSVDa fills the pooled data's start with: the reference code's
 # (scikit-learn's) mean of all entries, zero rows included, divided by the

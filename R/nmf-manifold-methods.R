@@ -81,44 +81,6 @@ print.summary.nmfkit_manifold <- function(
   invisible(x)
 }
 
-#' Cluster of each point
-#'
-#' The cluster of each sample: for [nmf_manifold()] fits the labels the
-#' method made (`labels` on the object); for every other nmfkit fit the
-#' component with the largest coefficient in the sample's column of `H`
-#' (ties go to the lowest index), the usual NMF clustering rule. Score them
-#' against known classes with [cluster_acc()] and [cluster_nmi()].
-#'
-#' @param object A fitted nmfkit model.
-#' @param ... Unused; an argument given here is an error (a misspelling).
-#' @return An integer vector, the cluster (1 to `rank`) of each sample, named
-#'   by the sample names of the data when it has them.
-#' @examples
-#' set.seed(1)
-#' x <- two_moons(100)
-#' table(clusters(nmf_manifold(x, rank = 2, preprocess = "minmax")),
-#'       attr(x, "labels"))
-#' @export
-clusters <- function(object, ...) UseMethod("clusters")
-
-#' @rdname clusters
-#' @export
-clusters.default <- function(object, ...) {
-  abort_nmfkit(c("{.fn clusters} needs a fitted nmfkit model.",
-                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
-               "type")
-}
-
-#' @rdname clusters
-#' @export
-clusters.nmfkit <- function(object, ...) {
-  check_dots_empty()
-  h <- object$H
-  out <- max.col(t(h), ties.method = "first")
-  names(out) <- colnames(h)
-  out
-}
-
 #' @rdname clusters
 #' @export
 clusters.nmfkit_manifold <- function(object, ...) {
@@ -162,35 +124,26 @@ fitted.nmfkit_manifold <- function(object, ...) {
 predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
                                     tol = 1e-12, max_passes = 2000L, ...) {
   check_dots_empty()
-  type <- check_choice(type, c("coef", "class"))
-  if (missing(newdata)) {
-    return(if (type == "class") object$labels else object$H)
-  }
-  newdata <- as_numeric_matrix(newdata, "newdata", rlang::current_env())
-  check_finite_values(newdata, if (inherits(newdata, "dgCMatrix"))
-    newdata@x else newdata, "newdata", rlang::current_env())
-  if (nrow(newdata) != nrow(object$W)) {
-    abort_nmfkit(c("{.arg newdata} must have {nrow(object$W)} rows, one per feature of the fit.",
-                   "x" = "It has {nrow(newdata)} row{?s}."), "dimension")
-  }
-  check_finite_values(newdata, as.matrix(newdata), "newdata",
-                      rlang::current_env())
-  pre <- object$preprocess
-  if (identical(pre$method, "minmax")) {
-    newdata <- (as.matrix(newdata) - pre$min) /
-      ifelse(pre$range > 0, pre$range, Inf)
-  }
-  tol <- check_number(tol, min = 0)
-  max_passes <- check_count(max_passes, min = 1)
-  h <- r_nnls(as.matrix(newdata), object$W, tol, max_passes,
-              object$control$threads)
-  dimnames(h) <- list(colnames(object$W), colnames(newdata))
-  if (type == "class") {
-    lab <- max.col(t(h), ties.method = "first")
-    names(lab) <- colnames(newdata)
-    return(lab)
-  }
-  h
+  predict_with(object, newdata, type, read = function(newdata) {
+    call <- rlang::caller_env(2)
+    newdata <- as_numeric_matrix(newdata, "newdata", call)
+    check_finite_values(newdata, if (inherits(newdata, "dgCMatrix"))
+      newdata@x else newdata, "newdata", call)
+    if (nrow(newdata) != nrow(object$W)) {
+      abort_nmfkit(c("{.arg newdata} must have {nrow(object$W)} rows, one per feature of the fit.",
+                     "x" = "It has {nrow(newdata)} row{?s}."), "dimension",
+                   call = call)
+    }
+    pre <- object$preprocess
+    if (identical(pre$method, "minmax")) {
+      newdata <- (as.matrix(newdata) - pre$min) /
+        ifelse(pre$range > 0, pre$range, Inf)
+    }
+    as.matrix(newdata)
+  }, solve = function(newdata) {
+    nnls_coef(newdata, object$W, check_number(tol, min = 0),
+              check_count(max_passes, min = 1), object$control$threads)
+  })
 }
 
 #' Plot a manifold-regularised fit

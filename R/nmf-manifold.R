@@ -383,3 +383,18 @@ manifold_init <- function(x, rank, init, threads) {
     }
   )
 }
+
+# nmf_manifold()'s knobs (given in its `...` or in `control`): checked, with
+# their method-dependent defaults, by manifold_control().
+manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
+                       "kernel", "split", "beta", "w_g", "mu_z", "gamma",
+                       "ds3_max_iter", "rank_norm", "rank_on", "nbr",
+                       "inner_z_iter", "keep_z", "labels")
+declare_settings(
+  "nmf_manifold",
+  settings = stats::setNames(
+    rep(list(setting(check = function(x, arg, call) x)),
+        length(manifold_settings)),
+    manifold_settings),
+  defaults = list(max_iter = 1000)
+)

@@ -5,8 +5,8 @@ print_extra.nmfkit_shift <- function(x, digits = 3L, ...) {
   cat(sprintf("Images %d x %d, %s shifts, W step %s, %d inner sweep%s\n",
               x$image_dim[1], x$image_dim[2], x$shift, x$w_step, x$inner,
               if (x$inner == 1L) "" else "s"))
-  cat(sprintf("Best of %d restart%s (final errors %s); stopped: %s\n",
-              x$restarts, if (x$restarts == 1L) "" else "s",
+  cat(sprintf("Best of %d run%s (final errors %s); stopped: %s\n",
+              x$nrun, if (x$nrun == 1L) "" else "s",
               paste(format(x$restart_loss, digits = digits), collapse = ", "),
               x$stop))
   if (!is.null(x$stages)) {
@@ -34,7 +34,7 @@ print_extra.nmfkit_shift <- function(x, digits = 3L, ...) {
 #' @return A list of class `c("summary.nmfkit_shift", "summary.nmfkit")`.
 #' @examples
 #' set.seed(1)
-#' fit <- nmf_shift(shifted_shapes(8)$x, rank = 2, restarts = 1)
+#' fit <- nmf_shift(shifted_shapes(8)$x, rank = 2, nrun = 1)
 #' summary(fit)
 #' @export
 summary.nmfkit_shift <- function(object, ...) {
@@ -85,6 +85,7 @@ fitted.nmfkit_shift <- function(object, ...) {
 #' @param object A fit from [nmf_shift()].
 #' @param newdata A nonnegative matrix of images (pixels x images) of the
 #'   fit's image size.
+#' @param type `"coef"` or `"class"`, as in [predict.nmfkit()].
 #' @param inner Sweeps of block coordinate descent.
 #' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return The coefficients, an atoms x images matrix like every
@@ -95,32 +96,36 @@ fitted.nmfkit_shift <- function(object, ...) {
 #' @examples
 #' set.seed(3)
 #' sim <- shifted_shapes(8)
-#' fit <- nmf_shift(sim$x[, 1:6], rank = 2, restarts = 1,
+#' fit <- nmf_shift(sim$x[, 1:6], rank = 2, nrun = 1,
 #'                  image_dim = sim$image_dim)
 #' h <- predict(fit, sim$x[, 7:8])
 #' h
 #' attr(h, "shifts")
 #' @export
-predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
+predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
+                                 inner = object$inner, ...) {
   check_dots_empty()
-  if (missing(newdata)) {
+  if (missing(newdata) && identical(type[1], "coef")) {
     return(structure(object$H, shifts = object$shifts, g = object$g,
                      relative_error = utils::tail(object$loss, 1)))
   }
-  newdata <- check_newdata(newdata, nrow(object$W))
-  if (inherits(newdata, "dgCMatrix")) newdata <- as.matrix(newdata)
-  inner <- check_count(inner, min = 1)
-  # scale-equivariant (unit atoms): project newdata / 2^e, scale H back
-  e <- data_exponent(newdata)
-  p <- r_shift_project(scale_data(newdata, e), object$W, object$image_dim,
-                       object$shift, inner, object$control)
-  dn <- list(colnames(object$W), colnames(newdata))
-  H <- p$H * 2^e
-  g <- p$G
-  storage.mode(g) <- "integer"
-  dimnames(H) <- dimnames(g) <- dn
-  structure(H, shifts = shift_offsets(g, object$image_dim, dn), g = g,
-            relative_error = p$loss)
+  predict_with(object, newdata, type, read = function(newdata) {
+    newdata <- check_newdata(newdata, nrow(object$W))
+    if (inherits(newdata, "dgCMatrix")) as.matrix(newdata) else newdata
+  }, solve = function(newdata) {
+    inner <- check_count(inner, min = 1)
+    # scale-equivariant (unit atoms): project newdata / 2^e, scale H back
+    e <- data_exponent(newdata)
+    p <- r_shift_project(scale_data(newdata, e), object$W, object$image_dim,
+                         object$shift, inner, object$control)
+    dn <- list(colnames(object$W), colnames(newdata))
+    H <- p$H * 2^e
+    g <- p$G
+    storage.mode(g) <- "integer"
+    dimnames(H) <- dimnames(g) <- dn
+    structure(H, shifts = shift_offsets(g, object$image_dim, dn), g = g,
+              relative_error = p$loss)
+  })
 }
 
 #' Plot a shift-invariant NMF fit
@@ -143,7 +148,7 @@ predict.nmfkit_shift <- function(object, newdata, inner = object$inner, ...) {
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
-#' fit <- nmf_shift(shifted_shapes(6)$x, rank = 2, restarts = 1)
+#' fit <- nmf_shift(shifted_shapes(6)$x, rank = 2, nrun = 1)
 #' plot(fit, type = "placements")
 #' @export
 plot.nmfkit_shift <- function(x, type = c("basis", "placements", "coef",

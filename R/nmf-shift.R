@@ -25,7 +25,7 @@
 #' * The fit stops when the relative error changes by less than
 #'   `control$tol` between outer iterations, when the shifts cycle without
 #'   progress, or after `control$max_iter` iterations. The problem is not
-#'   convex: `restarts` random starts are run (atoms uniform on `[0, 1)`,
+#'   convex: `nrun` random starts are run (atoms uniform on `[0, 1)`,
 #'   coefficients uniform on `[0, sqrt(mean(colSums(x^2)) / rank))`, in the
 #'   units of the data, shifts uniform) and the best fit is kept. Fitting
 #'   `c * x` takes the same iterations and gives `c` times the coefficients
@@ -36,7 +36,7 @@
 #'   object instance), whose atoms with a total coefficient below
 #'   `control$keep` (default 0.05) times the largest are dropped; a second fit
 #'   of those atoms, as images, with their median (the background they
-#'   absorb) removed, with `rank` atoms (from `3 * restarts` starts, each
+#'   absorb) removed, with `rank` atoms (from `3 * nrun` starts, each
 #'   made of `rank` of the atoms); the two are composed, so
 #'   each image and shape get one term per instance. [instances()] lists the
 #'   terms of each first-stage atom with its strongest shape whose
@@ -69,7 +69,11 @@
 #'   gradient with step `1/L`).
 #' @param inner Sweeps of the coefficient and W updates per outer iteration
 #'   (when not given, `control$inner` if set, else 10).
-#' @param restarts Number of random starts; the best fit is kept.
+#' @param nrun Number of random starts; the fit with the lowest final
+#'   error is kept (as in [nmf()]: all starts drawn first from R's RNG, the
+#'   runs through `future.apply`). With `instances`, each stage keeps the
+#'   best of its starts, the second stage of `3 * nrun`.
+#' @param restarts Deprecated: the old name of `nrun`.
 #' @param instances `NULL`, or the number `K >= rank` of object instances
 #'   (with multiplicity) for the two-stage method.
 #' @param control Settings from [nmf_control()].
@@ -96,46 +100,96 @@
 #' @export
 nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
                       shift = c("torus2d", "circular1d"),
-                      w_step = c("hals", "pg"), inner = 10L, restarts = 3L,
+                      w_step = c("hals", "pg"), inner = 10L, nrun = 3L,
                       instances = NULL, control = nmf_control(max_iter = 30L),
-                      keep_data = TRUE) {
+                      keep_data = TRUE, restarts) {
   call <- match.call()
+  if (!missing(restarts)) {
+    deprecate_nmfkit("restarts", "{.arg nrun}", "nmf_shift")
+    nrun <- restarts
+  }
   x <- check_images(x)
   image_dim <- check_shift_image_dim(image_dim, nrow(x))
   rank <- check_rank(rank, nrow(x), why = "the number of pixels")
   shift <- check_choice(shift)
   w_step <- check_choice(w_step)
-  restarts <- check_count(restarts, min = 1)
+  nrun <- check_count(nrun, min = 1, arg = if (missing(restarts)) "nrun"
+                      else "restarts")
   if (!is.null(instances)) {
     instances <- check_instances(instances, rank, nrow(x))
   }
-  control <- check_shift_control(control)
+  control <- check_control(control, fn = "nmf_shift")
   # nmf_control(inner = ) is the package-wide knob; the argument wins
   if (missing(inner) && !is.null(control$inner)) inner <- control$inner
   inner <- check_count(inner, min = 1)
   check_flag(keep_data)
-
-  args <- list(image_dim = image_dim, shift = shift, w_step = w_step,
-               inner = inner, restarts = restarts, control = control)
-  fit <- if (is.null(instances)) {
-    do.call(fit_shift_stage, c(list(x, rank), args))
-  } else {
-    do.call(fit_shift_two_stage, c(list(x, rank, instances), args))
-  }
-  fit$status <- fit_status(fit$W, fit$H, fit$status)
-  warn_status(fit$status, control, fit$iterations, call)
-  out <- new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-                    control, variant = "shift", x = if (keep_data) x,
-                    dimnames = dimnames(x), image_dim = image_dim,
-                    shift = shift, w_step = w_step, inner = inner,
-                    restarts = restarts, g = fit$G,
-                    restart_loss = fit$restart_loss, stop = fit$stop,
-                    stages = fit$stages, terms = fit$terms,
-                    instance_threshold = fit$instance_threshold)
-  out$shifts <- shift_offsets(out$g, image_dim, dimnames(out$H))
-  dimnames(out$g) <- dimnames(out$H)
-  out
+  spec <- list(image_dim = image_dim, shift = shift, w_step = w_step,
+               inner = inner, nrun = nrun, rank = rank,
+               instances = instances, samples = colnames(x))
+  # with instances, the pipeline fits the instance atoms and the second
+  # stage runs in the variant's post step
+  fit_variant("shift", x, instances %||% rank, "random", control, nrun,
+              keep_data, spec, call)
 }
+
+declare_variant(
+  "shift", fn = "nmf_shift", label = "Shift-invariant NMF",
+  settings = list(
+    inner = setting_inner,
+    h_start = setting("random", function(x, arg, call) {
+      check_choice(x, c("random", "zero"), arg = arg, call = call,
+                   what = "control")
+    }),
+    fft_planner = setting("estimate", function(x, arg, call) {
+      check_choice(x, c("estimate", "measure"), arg = arg, call = call,
+                   what = "control")
+    }),
+    keep = setting(0.05, function(x, arg, call) {
+      check_number(x, min = 0, max = 1, arg = arg, call = call,
+                   what = "control")
+    }),
+    instance_threshold = setting(0.5, function(x, arg, call) {
+      check_number(x, min = 0, arg = arg, call = call, what = "control")
+    })
+  ),
+  defaults = list(max_iter = 30L),
+  # the atoms have unit norm: only the coefficients scale with the data
+  scale = c(H = 1),
+  start = function(x, rank, init, spec, control, full) {
+    # coefficients start in the units of the data: with unit-norm atoms,
+    # rank coefficients of size sqrt(mean ||x_j||^2 / rank) make an image's
+    # norm
+    start <- shift_start(nrow(x), ncol(x), rank, control$h_start,
+                         scale = sqrt(mean(colSums(x^2)) / rank))
+    # the second stage, whose data are atoms, starts from `rank` of them
+    if (isTRUE(spec$seed_atoms)) {
+      start$W <- x[, sample.int(ncol(x), rank), drop = FALSE]
+    }
+    start
+  },
+  run = function(x, start, spec, control) {
+    fit <- r_shift_nmf(x, spec$image_dim, spec$shift, spec$w_step,
+                       spec$inner, list(start), control,
+                       progress_callback(control))
+    storage.mode(fit$G) <- "integer"
+    fit
+  },
+  post = function(fit, x, spec, control) {
+    fit <- centre_atoms(fit, spec$image_dim, spec$shift)
+    if (is.null(spec$instances)) return(fit)
+    shift_second_stage(fit, spec, control)
+  },
+  model = function(fit, spec) {
+    dn <- list(paste0("nmf", seq_len(ncol(fit$W))), spec$samples)
+    g <- fit$G
+    dimnames(g) <- dn
+    list(image_dim = spec$image_dim, shift = spec$shift,
+         w_step = spec$w_step, inner = spec$inner, nrun = spec$nrun, g = g,
+         restart_loss = fit$run_loss, stop = fit$stop, stages = fit$stages,
+         terms = fit$terms, instance_threshold = fit$instance_threshold,
+         shifts = shift_offsets(g, spec$image_dim, dn))
+  }
+)
 
 #' Object instances found by a shift-invariant fit
 #'
@@ -156,7 +210,7 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
 #' @examples
 #' set.seed(2)
 #' sim <- shifted_shapes(6)
-#' fit <- nmf_shift(sim$x, rank = 2, restarts = 1)
+#' fit <- nmf_shift(sim$x, rank = 2, nrun = 1)
 #' instances(fit)
 #' @export
 instances <- function(object, ...) UseMethod("instances")
@@ -164,9 +218,7 @@ instances <- function(object, ...) UseMethod("instances")
 #' @rdname instances
 #' @export
 instances.default <- function(object, ...) {
-  abort_nmfkit(c("{.fn instances} needs a fit from {.fn nmf_shift}.",
-                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
-               "type")
+  abort_not_fit(object, "instances", "a fit from `nmf_shift()`")
 }
 
 #' @rdname instances
@@ -189,31 +241,6 @@ instances.nmfkit_shift <- function(object, threshold = NULL, ...) {
   data.frame(image = as.integer(t$image), atom = as.integer(t$atom),
              row = as.integer(t$g %% r), col = as.integer(t$g %/% r),
              coefficient = t$coefficient, row.names = NULL)
-}
-
-# One permutation-NMF fit (best of `restarts` starts drawn here, in R).
-# With `seed_atoms`, each start's W is `rank` distinct columns of x, drawn at
-# random (the second stage, whose data are atoms).
-fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
-                            restarts, control, seed_atoms = FALSE) {
-  # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact); the
-  # atoms have unit norm, so only the coefficients scale back
-  e <- data_exponent(x)
-  x <- scale_data(x, e)
-  # coefficients start in the units of the data: with unit-norm atoms,
-  # rank coefficients of size sqrt(mean ||x_j||^2 / rank) make an image's norm
-  starts <- shift_starts(nrow(x), ncol(x), rank, restarts, control$h_start,
-                         scale = sqrt(mean(colSums(x^2)) / rank))
-  if (seed_atoms) {
-    for (i in seq_along(starts)) {
-      starts[[i]]$W <- x[, sample.int(ncol(x), rank), drop = FALSE]
-    }
-  }
-  fit <- r_shift_nmf(x, image_dim, shift, w_step, inner, starts, control,
-                     progress_callback(control, runs = length(starts)))
-  storage.mode(fit$G) <- "integer"
-  fit$H <- fit$H * 2^e
-  centre_atoms(fit, image_dim, shift)
 }
 
 # Moves each atom to the middle of its frame (an exact reparametrisation:
@@ -263,26 +290,26 @@ inverse_shift <- function(g, image_dim, shift) {
   as.integer((r - g %% r) %% r + r * ((s - g %/% r) %% s))
 }
 
-shift_starts <- function(n, m, rank, restarts, h_start, scale = 1) {
-  lapply(seq_len(restarts), function(i) {
-    W <- matrix(stats::runif(n * rank), n, rank)
-    if (identical(h_start, "zero")) {
-      rho <- matrix(0, rank, m)
-      G <- matrix(0L, rank, m)
-    } else {
-      rho <- matrix(stats::runif(rank * m), rank, m) * scale
-      G <- matrix(sample.int(n, rank * m, replace = TRUE) - 1L, rank, m)
-    }
-    list(W = W, rho = rho, G = G)
-  })
+# Random atoms, coefficients and shifts of one start (zero coefficients and
+# shifts with h_start = "zero").
+shift_start <- function(n, m, rank, h_start, scale = 1) {
+  W <- matrix(stats::runif(n * rank), n, rank)
+  if (identical(h_start, "zero")) {
+    rho <- matrix(0, rank, m)
+    G <- matrix(0L, rank, m)
+  } else {
+    rho <- matrix(stats::runif(rank * m), rank, m) * scale
+    G <- matrix(sample.int(n, rank * m, replace = TRUE) - 1L, rank, m)
+  }
+  list(W = W, rho = rho, G = G)
 }
 
-# The paper's section 3.4: K atoms, drop the weak ones, fit the atoms with
-# `rank` atoms, compose the two.
-fit_shift_two_stage <- function(x, rank, instances, image_dim, shift, w_step,
-                                inner, restarts, control) {
-  s1 <- fit_shift_stage(x, instances, image_dim, shift, w_step, inner,
-                        restarts, control)
+# The paper's section 3.4: `instances` atoms (the pipeline's fit `s1`, with
+# the weak ones dropped) fitted by `rank` atoms, the two composed.
+shift_second_stage <- function(s1, spec, control) {
+  rank <- spec$rank
+  image_dim <- spec$image_dim
+  shift <- spec$shift
   mass <- rowSums(s1$H)
   kept <- which(mass >= control$keep * max(mass))
   if (length(kept) < rank) kept <- sort(order(mass, decreasing = TRUE)[
@@ -296,9 +323,12 @@ fit_shift_two_stage <- function(x, rank, instances, image_dim, shift, w_step,
   # stage 2 is cheap (its data are the few atoms) but has bad local minima
   # when two starting atoms are copies of one shape: more starts, each from
   # `rank` of the atoms
-  s2 <- fit_shift_stage(atoms, rank, image_dim, shift, w_step, inner,
-                        3L * restarts, control, seed_atoms = TRUE)
-  m <- ncol(x)
+  spec2 <- spec
+  spec2$instances <- NULL
+  spec2$seed_atoms <- TRUE
+  s2 <- run_pipeline(variant_of("shift"), atoms, rank, "random", control,
+                     nrun = 3L * spec$nrun, spec = spec2)
+  m <- ncol(s1$H)
   nk <- length(kept)
   # term (image j, stage-1 atom l, shape t): [rho1 rho2, g1 o g2]
   grid <- expand.grid(t = seq_len(rank), l = seq_len(nk), j = seq_len(m))
@@ -321,14 +351,14 @@ fit_shift_two_stage <- function(x, rank, instances, image_dim, shift, w_step,
   G[cbind(best$atom, best$image)] <- as.integer(best$g)
   stage <- function(s, data_cols) {
     list(W = s$W, H = s$H, g = s$G, loss = s$loss, iterations = s$iterations,
-         status = s$status, stop = s$stop, restart_loss = s$restart_loss,
+         status = s$status, stop = s$stop, restart_loss = s$run_loss,
          kept = data_cols)
   }
   status <- if (s1$status == "numerical_error" ||
                 s2$status == "numerical_error") "numerical_error"
             else s1$status
   list(W = s2$W, H = H, G = G, loss = s1$loss, iterations = s1$iterations,
-       status = status, restart_loss = s1$restart_loss, stop = s1$stop,
+       status = status, run_loss = s1$run_loss, stop = s1$stop,
        stages = list(stage(s1, kept), stage(s2, NULL)), terms = terms,
        instance_threshold = threshold)
 }
@@ -389,11 +419,6 @@ check_instances <- function(instances, rank, n_pixels,
   }
   check_count(instances, min = rank, max = n_pixels, arg = arg, call = call,
               what = "instances")
-}
-
-check_shift_control <- function(control, call = rlang::caller_env()) {
-  check_control(control, default = nmf_control(max_iter = 30L),
-                fn = "nmf_shift", call = call)
 }
 
 # One row per (image, atom) term of a fit: image, atom, coefficient and shift

@@ -140,6 +140,7 @@ fitted.nmfkit_stratified <- function(object, ...) {
 #'   matrices named by stratum.
 #' @param strata For a matrix `newdata`: the stratum of each column (names of
 #'   strata of the fit). `NULL` when `newdata` is a list.
+#' @param type `"coef"` or `"class"`, as in [predict.nmfkit()].
 #' @param tol,max_passes Stopping rule of the coordinate descent, as in
 #'   [predict.nmfkit()].
 #' @param ... Unused; an argument given here is an error (a misspelling).
@@ -152,30 +153,33 @@ fitted.nmfkit_stratified <- function(object, ...) {
 #' h <- predict(fit, x$b[, 1:3], strata = rep("b", 3))
 #' @export
 predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
+                                      type = c("coef", "class"),
                                       tol = 1e-12, max_passes = 2000L, ...) {
   check_dots_empty()
-  if (missing(newdata)) return(object$H)
-  input <- stratified_input(newdata, strata, levels = levels(object$strata),
-                            arg = "newdata")
-  newdata <- input$x
-  if (nrow(newdata) != nrow(object$W)) {
-    abort_nmfkit(c("{.arg newdata} must have {nrow(object$W)} rows, one per feature of the fit.",
-                   "x" = "It has {nrow(newdata)} row{?s}.",
-                   "i" = "Columns are samples; transpose with {.fn t} if your samples are rows."),
-                 "dimension")
-  }
-  tol <- check_number(tol, min = 0)
-  max_passes <- check_count(max_passes, min = 1)
-  # scale-equivariant: solve on powers-of-two-scaled data when products
-  # would overflow or underflow (as predict.nmfkit())
-  ex <- max(data_exponent(newdata), data_exponent(object$V))
-  ew <- data_exponent(object$W)
-  h <- r_stratified_coef(scale_data(newdata, ex), input$group,
-                         scale_data(object$W, ew), scale_data(object$V, ex),
-                         tol, max_passes, object$control$threads) *
-    2^(ex - ew)
-  dimnames(h) <- list(colnames(object$W), colnames(newdata))
-  h
+  group <- NULL
+  predict_with(object, newdata, type, read = function(newdata) {
+    input <- stratified_input(newdata, strata,
+                              levels = levels(object$strata),
+                              arg = "newdata")
+    if (nrow(input$x) != nrow(object$W)) {
+      abort_nmfkit(c("{.arg newdata} must have {nrow(object$W)} rows, one per feature of the fit.",
+                     "x" = "It has {nrow(input$x)} row{?s}.",
+                     "i" = "Columns are samples; transpose with {.fn t} if your samples are rows."),
+                   "dimension")
+    }
+    group <<- input$group
+    input$x
+  }, solve = function(newdata) {
+    tol <- check_number(tol, min = 0)
+    max_passes <- check_count(max_passes, min = 1)
+    # scale-equivariant: solve on powers-of-two-scaled data when products
+    # would overflow or underflow (as predict.nmfkit())
+    ex <- max(data_exponent(newdata), data_exponent(object$V))
+    ew <- data_exponent(object$W)
+    r_stratified_coef(scale_data(newdata, ex), group,
+                      scale_data(object$W, ew), scale_data(object$V, ex),
+                      tol, max_passes, object$control$threads) * 2^(ex - ew)
+  })
 }
 
 #' Plot a stratified NMF fit
@@ -237,4 +241,12 @@ top_features.nmfkit_stratified <- function(object, n = 10,
   which <- check_choice(which)
   if (which == "basis") return(top_features.nmfkit(object, n = n))
   top_feature_table(object$V, check_count(n, min = 1), "stratum")
+}
+
+# A list of strata as the data of a fit (model_data()).
+model_input.nmfkit_stratified <- function(object, x, arg = "x",
+                                          call = rlang::caller_env(), ...) {
+  if (!is.list(x) || is.data.frame(x)) return(x)
+  stratified_input(x, NULL, levels = levels(object$strata), arg = arg,
+                   call = call)$x
 }

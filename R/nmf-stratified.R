@@ -74,6 +74,9 @@
 #'   of the starting factors), `update_order`, `v_updates` and the fields of
 #'   every nmfkit model. Fitting `c * x` takes the same iterations and gives
 #'   `sqrt(c)` times `W` and `H`, `c` times `V` and the loss.
+#' @param nrun Number of fits to run; the one with the lowest final loss is
+#'   kept (as in [nmf()]: the runs after the first start from `"random"`,
+#'   all starts drawn first from R's RNG).
 #' @param keep_data Keep a reference to the data (no copy is made) for
 #'   [fitted()] and [residuals()]; with `FALSE` pass the data to them as `x`.
 #' @references Chapman, J., Yaniv, Y. and Needell, D. (2023). Stratified-NMF
@@ -97,51 +100,74 @@
 #' fit2 <- nmf_stratified(do.call(cbind, x), strata = rep(names(x), each = 30),
 #'                        rank = 2)
 #' @export
-nmf_stratified <- function(x, strata = NULL, rank,
+nmf_stratified <- function(x, rank, strata = NULL,
                            update_order = c("gauss_seidel", "jacobi"),
                            v_updates = 2, init = "random",
                            control = nmf_control(max_iter = 100),
-                           keep_data = TRUE) {
+                           nrun = 1L, keep_data = TRUE) {
   call <- match.call()
+  # strata came before rank: nmf_stratified(x, strata, rank) still works
+  if (!missing(rank) && is_number(strata) &&
+      (is.null(rank) || length(rank) > 1L || !is.numeric(rank))) {
+    deprecate_nmfkit("strata given before rank", "{.code rank} second",
+                     "nmf_stratified")
+    swap <- rank
+    rank <- strata
+    strata <- swap
+  }
   input <- stratified_input(x, strata)
   x <- input$x
   rank <- check_rank(rank, min(dim(x)))
   update_order <- check_choice(update_order)
   v_updates <- check_count(v_updates, min = 0)
-  control <- check_control(control, default = nmf_control(max_iter = 100),
-                           fn = "nmf_stratified")
+  control <- check_control(control, fn = "nmf_stratified")
+  nrun <- check_count(nrun, min = 1)
   check_flag(keep_data)
-  # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
-  e <- data_exponent(x)
-  xs <- scale_data(x, e)
-  start <- stratified_init(xs, nlevels(input$strata), rank, init)
-  if (is.list(init)) {
-    start <- list(W = start$W * 2^(-e / 2), H = start$H * 2^(-e / 2),
-                  V = start$V * 2^-e)
-  }
-
-  fit <- r_stratified(xs, input$group, start$W, start$H, start$V,
-                      update_order, v_updates, control,
-                      progress_callback(control))
-  fit$W <- fit$W * 2^(e / 2)
-  fit$H <- fit$H * 2^(e / 2)
-  fit$V <- fit$V * 2^e
-  fit$loss <- fit$loss * 2^e
-  fit$initial_loss <- fit$initial_loss * 2^e
-  fit$status <- fit_status(cbind(fit$W, fit$V),
-                           rbind(fit$H, matrix(1, ncol(fit$V), ncol(fit$H))),
-                           fit$status)
-  warn_status(fit$status, control, fit$iterations, call)
-  V <- fit$V
-  dimnames(V) <- list(rownames(x), levels(input$strata))
-  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-             control, variant = "stratified", x = if (keep_data) x,
-             dimnames = dimnames(x),
-             loss_name = "loss", V = V, strata = input$strata,
-             normalized_loss = fit$normalized_loss,
-             initial_loss = fit$initial_loss, update_order = update_order,
-             v_updates = v_updates, image_dim = input$image_dim)
+  spec <- list(strata = input$strata, group = input$group,
+               update_order = update_order, v_updates = v_updates,
+               image_dim = input$image_dim, features = rownames(x))
+  fit_variant("stratified", x, rank, init, control, nrun, keep_data, spec,
+              call)
 }
+
+declare_variant(
+  "stratified", fn = "nmf_stratified", label = "Stratified NMF",
+  loss_name = "loss",
+  settings = list(
+    inner = setting_inner,
+    eps = setting(1e-9, function(x, arg, call) {
+      check_number(x, min = 0, arg = arg, call = call, what = "control")
+    }),
+    update = setting("multiplicative", function(x, arg, call) {
+      check_choice(x, c("multiplicative", "hals"), arg = arg, call = call,
+                   what = "control")
+    })
+  ),
+  defaults = list(max_iter = 100),
+  # W and H scale as sqrt(x); the shifts and the loss (the square root of
+  # the objective) as x
+  scale = c(W = 0.5, H = 0.5, V = 1, loss = 1, initial_loss = 1),
+  start = function(x, rank, init, spec, control, full) {
+    stratified_init(x, nlevels(spec$strata), rank, init, call = spec$call)
+  },
+  run = function(x, start, spec, control) {
+    r_stratified(x, spec$group, start$W, start$H, start$V,
+                 spec$update_order, spec$v_updates, control,
+                 progress_callback(control))
+  },
+  # the fit is W H plus the shifts: V with a row of ones per stratum
+  status_factors = function(fit) {
+    list(W = cbind(fit$W, fit$V),
+         H = rbind(fit$H, matrix(1, ncol(fit$V), ncol(fit$H))))
+  },
+  model = function(fit, spec) {
+    V <- fit$V
+    dimnames(V) <- list(spec$features, levels(spec$strata))
+    list(V = V, strata = spec$strata, normalized_loss = fit$normalized_loss,
+         initial_loss = fit$initial_loss, update_order = spec$update_order,
+         v_updates = spec$v_updates, image_dim = spec$image_dim)
+  }
+)
 
 # Input of nmf_stratified() and predict(): a list of strata, or a matrix and
 # a factor over its columns. Returns list(x = one matrix with all samples,
@@ -276,21 +302,11 @@ match_strata <- function(strata, levels, call) {
 # Starting factors: the authors' uniform draws, or the user's list.
 stratified_init <- function(x, n_strata, rank, init,
                             call = rlang::caller_env()) {
-  n <- nrow(x)
-  m <- ncol(x)
+  m <- nrow(x)
+  n <- ncol(x)
   if (is.list(init)) {
-    if (!all(c("W", "H", "V") %in% names(init))) {
-      found <- if (is.null(names(init))) "no names" else
-        cli::format_inline("names {.val {names(init)}}")
-      abort_nmfkit(c("A user {.arg init} must be a list with elements {.field W}, {.field H} and {.field V}.",
-                     "x" = "It has {found}."),
-                   "init", call = call)
-    }
-    return(list(
-      W = check_factor_matrix(init$W, n, rank, "init$W", call),
-      H = check_factor_matrix(init$H, rank, m, "init$H", call),
-      V = check_factor_matrix(init$V, n, n_strata, "init$V", call)
-    ))
+    return(check_init_list(init, list(W = c(m, rank), H = c(rank, n),
+                                      V = c(m, n_strata)), call = call))
   }
   if (!(identical(init, "random") || identical(init, "authors"))) {
     abort_nmfkit(c("{.arg init} must be {.val random}, {.val authors} or a list(W = , H = , V = ).",
@@ -300,9 +316,9 @@ stratified_init <- function(x, n_strata, rank, init,
   # "random": the authors' draws in the units of the data, so that c * x
   # starts from c times the shifts and sqrt(c) times W and H; "authors":
   # their draws as they are (units of 1, whatever the data's)
-  s <- if (init == "random") sum(x) / (as.double(n) * m) else 1
-  V <- matrix(stats::runif(n * n_strata), n, n_strata) * s
-  H <- matrix(stats::runif(rank * m), rank, m) * sqrt(s / rank)
-  W <- matrix(stats::runif(n * rank), n, rank) * sqrt(s / rank)
+  s <- if (init == "random") sum(x) / (as.double(m) * n) else 1
+  V <- matrix(stats::runif(m * n_strata), m, n_strata) * s
+  H <- matrix(stats::runif(rank * n), rank, n) * sqrt(s / rank)
+  W <- matrix(stats::runif(m * rank), m, rank) * sqrt(s / rank)
   list(W = W, H = H, V = V)
 }

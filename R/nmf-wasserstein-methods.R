@@ -85,10 +85,9 @@ check_cost <- function(cost, m, call) {
     if (any(diag(cost) != 0)) "its diagonal is not zero"
   )
   if (length(problems)) {
-    cli::cli_warn(c("{.arg cost} is not a distance-like cost: {paste(problems, collapse = ' and ')}.",
-                    "i" = "OT still works, but the cost of moving no mass is then not zero."),
-                  class = c("nmfkit_warning_cost", "nmfkit_warning"),
-                  call = call)
+    warn_nmfkit(c("{.arg cost} is not a distance-like cost: {paste(problems, collapse = ' and ')}.",
+                  "i" = "OT still works, but the cost of moving no mass is then not zero."),
+                "cost", call = call)
   }
   storage.mode(cost) <- "double"
   dimnames(cost) <- NULL
@@ -184,27 +183,28 @@ print.summary.nmfkit_wasserstein <- function(x, digits = max(3L, getOption("digi
 #'
 #' @param object A fitted `nmfkit_wasserstein` model.
 #' @param newdata Histograms with the fit's bins as rows (normalised).
+#' @param type `"coef"` or `"class"`, as in [predict.nmfkit()].
 #' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A components x samples matrix whose columns lie on the simplex.
 #' @examples
 #' set.seed(1)
 #' t <- seq(-5, 5, length.out = 40)
 #' x <- sapply(1:20, function(i) dnorm(t, sample(c(-2, 2), 1)) + 0.01)
-#' fit <- nmf_wasserstein(x, rank = 2, coords = t, outer = 3)
+#' fit <- nmf_wasserstein(x, rank = 2, coords = t,
+#'                        control = nmf_control(max_iter = 3))
 #' round(predict(fit, x[, 1:3]), 3)
 #' @export
-predict.nmfkit_wasserstein <- function(object, newdata, ...) {
+predict.nmfkit_wasserstein <- function(object, newdata,
+                                       type = c("coef", "class"), ...) {
   check_dots_empty()
-  if (missing(newdata)) return(object$H)
-  newdata <- check_newdata(newdata, nrow(object$W))
-  newdata <- check_histograms(newdata,
-                              verbose = isTRUE(object$control$verbose))
-  res <- r_wasserstein_weights(newdata, object$W, object$ground$spec,
-                               object$epsilon, object$rho[["weights"]],
-                               object$control)
-  h <- res$H
-  dimnames(h) <- list(colnames(object$W), colnames(newdata))
-  h
+  predict_with(object, newdata, type, read = function(newdata) {
+    newdata <- check_newdata(newdata, nrow(object$W))
+    check_histograms(newdata, verbose = isTRUE(object$control$verbose))
+  }, solve = function(newdata) {
+    r_wasserstein_weights(newdata, object$W, object$ground$spec,
+                          object$epsilon, object$rho[["weights"]],
+                          wasserstein_engine(object$control))$H
+  })
 }
 
 #' Plot a Wasserstein NMF fit
@@ -224,7 +224,8 @@ predict.nmfkit_wasserstein <- function(object, newdata, ...) {
 #' set.seed(1)
 #' t <- seq(-5, 5, length.out = 40)
 #' x <- sapply(1:20, function(i) dnorm(t, sample(c(-2, 2), 1)) + 0.01)
-#' fit <- nmf_wasserstein(x, rank = 2, coords = t, outer = 3)
+#' fit <- nmf_wasserstein(x, rank = 2, coords = t,
+#'                        control = nmf_control(max_iter = 3))
 #' plot(fit)
 #' plot(fit, type = "loss")
 #' @export
@@ -281,7 +282,10 @@ nmf_distance.nmfkit_wasserstein <- function(x, space = c("reconstruction",
   d <- cost - (self[pairs[, 1]] + self[pairs[, 2]]) / 2
   labels <- colnames(x$H)
   if (is.null(labels)) labels <- as.character(seq_len(n))
-  structure(pmax(d, 0), Size = n, Labels = labels, Diag = FALSE,
-            Upper = FALSE, method = "sinkhorn divergence", call = match.call(),
-            class = "dist")
+  new_nmfkit_dist(structure(pmax(d, 0), Size = n, Labels = labels,
+                            Diag = FALSE, Upper = FALSE),
+                  "sinkhorn divergence", match.call())
 }
+
+# Histograms are fitted normalised (model_data()).
+model_scale.nmfkit_wasserstein <- function(object, x) unit_mass(x)

@@ -81,9 +81,10 @@
 #'   `list(W = , H = )` of starting factors.
 #' @param control Solver settings from [nmf_control()].
 #' @param nrun Number of fits to run; the one with the lowest final loss is
-#'   kept. Runs after the first start from `"random"` and go through
-#'   `future.apply`, so `future::plan()` chooses where they run; they
-#'   report progress through `progressr` (wrap the call in
+#'   kept. Runs after the first start from `"random"`. All starts are drawn
+#'   first, in order, from R's RNG; the runs then go through `future.apply`,
+#'   so `future::plan()` chooses where they run and never changes the
+#'   result. They report progress through `progressr` (wrap the call in
 #'   [progressr::with_progress()] to see it).
 #' @param keep_data Keep a reference to `x` in the model (no copy is made), so
 #'   that `fitted()` and `residuals()` work without passing the data again.
@@ -124,18 +125,16 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
   x <- checked$x
   masked <- masked_setup(x, weights, mask)
-  x_data <- x
-  # the checks' read of x tells its scale and zero lines (not those of the
-  # masked fit's data)
-  scan <- if (is.null(masked)) checked$scan
-  if (!is.null(masked)) x <- masked$x
   rank <- check_rank(rank, min(dim(x)))
   method <- check_choice(method)
-  control <- check_control(control)
+  control <- check_control(control, fn = "nmf")
   nrun <- check_count(nrun, min = 1)
   check_flag(keep_data)
-  image_dim <- attr(x, "image_dim")
   chosen <- method == "auto"
+  method <- resolve_method(method, x)
+  if (identical(init, "auto")) {
+    init <- if (method == "anls" || chosen) "random" else "nndsvda"
+  }
   # what the core runs: with method "auto" on sparse data, accelerated HALS
   # with the passes over each factor chosen by Gillis and Glineur's cost rule
   # (inner = 0 in the core; the model's control keeps the user's settings)
@@ -143,46 +142,14 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   if (chosen && is.null(control$inner) && inherits(x, "sparseMatrix")) {
     engine$inner <- 0L
   }
-  method <- resolve_method(method, x)
-  if (identical(init, "auto")) {
-    init <- if (method == "anls" || chosen) "random" else "nndsvda"
-  }
-
-  # data near 1e-200 or .Machine$double.xmax: fit x / 2^e (exact), scale back
-  e <- data_exponent(x, scan)
-  xs <- scale_data(x, e)
-  if (!is.null(masked)) masked$value <- scale_data(masked$value, e)
-  # all-zero rows and columns are dropped and come back as exact zeros (a
-  # masked fit keeps every line: its masks and weights are indexed by them;
-  # scaling by 2^-e may flush tiny entries to zero, so then x is read again)
-  keep <- if (is.null(masked)) nonzero_lines(xs, rank, if (e == 0) scan)
-  xr <- kept_lines(xs, keep)
-  start <- start_on_lines(xs, xr, keep, rank, init, control$threads, e)
-  fit <- run_nmf(xr, start, method, engine, masked)
-  if (nrun > 1L) {
-    prog <- progressr::progressor(steps = nrun - 1L)
-    others <- future.apply::future_lapply(seq_len(nrun - 1L), function(i) {
-      fit <- run_nmf(xr, init_factors(xr, rank, "random", control$threads),
-                     method, engine, masked)
-      prog()
-      fit
-    }, future.seed = TRUE)
-    finals <- vapply(c(list(fit), others), function(f) final_loss(f$loss),
-                     numeric(1))
-    fit <- c(list(fit), others)[[which.min(finals)]]
-  }
-  fit <- unscale_factors(fit, e)
-  fit <- restore_fit(fit, keep)
-  fit$status <- fit_status(fit$W, fit$H, fit$status)
-  warn_status(fit$status, control, fit$iterations, call)
-  model <- new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status,
-                      call, control, variant = "nmf",
-                      x = if (keep_data) x_data, dimnames = dimnames(x),
-                      method = method, image_dim = image_dim)
-  if (!is.null(masked)) {
-    model$entry_weights <- masked[c("base", "i", "j", "delta")]
-  }
-  model
+  spec <- list(method = method, engine = engine, masked = masked,
+               image_dim = attr(x, "image_dim"))
+  # a masked fit runs on its data with missing entries set to 0; the checks'
+  # read of x tells the scale and zero lines of the unmasked data only
+  fit_variant("nmf", if (is.null(masked)) x else masked$x, rank, init,
+              control, nrun, keep_data, spec, call, data = x,
+              scan = if (is.null(masked)) checked$scan,
+              dimnames = dimnames(x))
 }
 
 # The solver behind method = "auto": exact ANLS (block principal pivoting)
@@ -193,75 +160,39 @@ resolve_method <- function(method, x) {
   if (inherits(x, "sparseMatrix")) "hals" else "anls"
 }
 
-# Rows and columns of x with a nonzero entry, as list(rows =, cols =)
-# logical vectors; NULL when there is nothing to drop, or when dropping
-# would leave fewer than `rank` rows or columns (then the fit runs on all of
-# x, whose zero lines come out zero anyway).
-nonzero_lines <- function(x, rank, scan = NULL) {
-  # one read (or check_data()'s, passed as `scan`), no logical copy of the
-  # data; a dgCMatrix may store explicit zeros, which do not make a line
-  # nonzero
-  if (is.null(scan)) scan <- scan_data(x)
-  rows <- scan$rows
-  cols <- scan$cols
-  if (all(rows) && all(cols)) return(NULL)
-  if (sum(rows) < rank || sum(cols) < rank) return(NULL)
-  list(rows = rows, cols = cols)
-}
-
-# x restricted to the lines `keep` (from nonzero_lines(); NULL keeps all).
-kept_lines <- function(x, keep) {
-  if (is.null(keep)) x else x[keep$rows, keep$cols, drop = FALSE]
-}
-
-# The starting factors of a fit on xr = kept_lines(xs, keep): a named start
-# is computed on xr itself; a user's list(W, H) is checked against the full
-# xs (data scaled by 2^-e), rescaled and cut to the kept lines.
-start_on_lines <- function(xs, xr, keep, rank, init, threads, e,
-                           call = rlang::caller_env(), column_v = FALSE,
-                           fill_value = NULL) {
-  if (!is.list(init)) {
-    return(init_factors(xr, rank, init, threads, call = call,
-                        column_v = column_v, fill_value = fill_value))
+declare_variant(
+  "nmf", fn = "nmf", label = "NMF",
+  settings = list(
+    inner = setting_inner,
+    extrapolate = setting(TRUE, function(x, arg, call) {
+      check_flag(x, arg = arg, call = call, what = "control")
+    })
+  ),
+  # a masked fit keeps every line: its masks and weights are indexed by them
+  drop_lines = function(spec) is.null(spec$masked),
+  start = function(x, rank, init, spec, control, full) {
+    init_factors(x, rank, init, control$threads, call = spec$call)
+  },
+  run = function(x, start, spec, control) {
+    run_nmf(x, start, spec$method, spec$engine, spec$masked, spec$exponent)
+  },
+  model = function(fit, spec) {
+    out <- list(method = spec$method, image_dim = spec$image_dim)
+    if (!is.null(spec$masked)) {
+      out$entry_weights <- spec$masked[c("base", "i", "j", "delta")]
+    }
+    out
   }
-  start <- init_factors(xs, rank, init, threads, call = call,
-                        column_v = column_v)
-  start <- lapply(start, `*`, 2^(-e / 2))
-  if (is.null(keep)) return(start)
-  list(W = start$W[keep$rows, , drop = FALSE],
-       H = start$H[, keep$cols, drop = FALSE])
-}
+)
 
-# A fit on kept lines with W and H back at full size (dropped lines zero).
-restore_fit <- function(fit, keep) {
-  if (is.null(keep)) return(fit)
-  fit$W <- restore_lines(fit$W, keep$rows, TRUE)
-  fit$H <- restore_lines(fit$H, keep$cols, FALSE)
-  fit
-}
-
-# A factor fitted on the kept lines, back at full size with zeros elsewhere.
-restore_lines <- function(f, keep, by_row) {
-  if (by_row) {
-    out <- matrix(0, length(keep), ncol(f))
-    out[keep, ] <- f
-  } else {
-    out <- matrix(0, nrow(f), length(keep))
-    out[, keep] <- f
-  }
-  out
-}
-
-# The last loss of a run (Inf when it has none).
-final_loss <- function(loss) if (length(loss)) loss[length(loss)] else Inf
-
-# One run of the core solver from the starting factors `start`.
-# `masked` (from masked_setup()) selects the masked and weighted solver.
-run_nmf <- function(x, start, method, control, masked = NULL) {
+# One run of the core solver from the starting factors `start`. `masked`
+# (from masked_setup()) selects the masked and weighted solver; its data
+# values are scaled like x (by 2^-e).
+run_nmf <- function(x, start, method, control, masked = NULL, e = 0) {
   if (!is.null(masked)) {
     return(r_nmf_masked(x, start$W, start$H, method, control,
                         progress_callback(control), masked$base, masked$i,
-                        masked$j, masked$delta, masked$value))
+                        masked$j, masked$delta, scale_data(masked$value, e)))
   }
   r_nmf(x, start$W, start$H, method, control, progress_callback(control))
 }

@@ -11,33 +11,65 @@
 #' their own subproblem (see their help pages).
 #'
 #' @param object A fitted model.
+#' @param type `"coef"` (the coefficients) or `"class"` (the component with
+#'   the largest coefficient of each sample, as [clusters()] gives for the
+#'   fit's own samples). The same two types for every variant.
 #' @param newdata A nonnegative matrix (or numeric data frame, or
 #'   `dgCMatrix`) with the same features as the fit in its rows.
 #' @param tol,max_passes Stopping rule of the coordinate descent: stop when
 #'   the projected-gradient violation falls to `tol` times its first value, or
 #'   after `max_passes` passes.
 #' @param ... Unused; an argument given here is an error (a misspelling).
-#' @return A components x samples matrix of coefficients, with the column
-#'   names of `newdata`.
+#' @return For `type = "coef"` a components x samples matrix of
+#'   coefficients, with the column names of `newdata` (without `newdata`,
+#'   the fit's `H`); for `"class"` an integer vector of components.
 #' @examples
 #' x <- swimmer()
 #' fit <- nmf(x, rank = 17, control = nmf_control(tol = 1e-8, max_iter = 1000))
 #' h <- predict(fit, x[, 1:5])
 #' max(abs(h - coef(fit)[, 1:5]))
 #' @export
-predict.nmfkit <- function(object, newdata, tol = 1e-12, max_passes = 2000L,
-                           ...) {
+predict.nmfkit <- function(object, newdata, type = c("coef", "class"),
+                           tol = 1e-12, max_passes = 2000L, ...) {
   check_dots_empty()
-  if (missing(newdata)) return(object$H)
-  newdata <- check_newdata(newdata, nrow(object$W))
-  tol <- check_number(tol, min = 0)
-  max_passes <- check_count(max_passes, min = 1)
-  # NNLS is scale-equivariant: solve with newdata and W divided by powers of
-  # two when their products would overflow or underflow, scale h back
+  predict_with(object, newdata, type, function(newdata) {
+    nnls_coef(newdata, object$W, check_number(tol, min = 0),
+              check_count(max_passes, min = 1), object$control$threads)
+  })
+}
+
+# The predict() scaffold every variant's method goes through: `type`,
+# the fit's own coefficients (or clusters()) without `newdata`, the
+# variant's reading of `newdata` (`read`, by default check_newdata()), its
+# solver `solve(newdata)`, the dimnames, and "class" as the component of
+# the largest coefficient.
+predict_with <- function(object, newdata, type, solve, read = NULL,
+                         call = rlang::caller_env()) {
+  type <- check_choice(type, c("coef", "class"), arg = "type", call = call)
+  if (missing(newdata) || is.null(newdata)) {
+    return(if (type == "class") clusters(object) else object$H)
+  }
+  newdata <- if (is.null(read)) {
+    check_newdata(newdata, nrow(object$W), arg = "newdata", call = call)
+  } else {
+    read(newdata)
+  }
+  h <- solve(newdata)
+  if (is.null(dimnames(h))) {
+    dimnames(h) <- list(colnames(object$W), colnames(newdata))
+  }
+  if (type == "coef") return(h)
+  out <- max.col(t(h), ties.method = "first")
+  names(out) <- colnames(newdata)
+  out
+}
+
+# argmin_{H >= 0} ||newdata - W H||_F by coordinate descent. NNLS is
+# scale-equivariant: it is solved with newdata and W divided by powers of
+# two when their products would overflow or underflow, and h scaled back.
+nnls_coef <- function(newdata, W, tol, max_passes, threads) {
   ex <- data_exponent(newdata)
-  ew <- data_exponent(object$W)
-  h <- r_nnls(scale_data(newdata, ex), scale_data(object$W, ew), tol,
-              max_passes, object$control$threads) * 2^(ex - ew)
-  dimnames(h) <- list(colnames(object$W), colnames(newdata))
-  h
+  ew <- data_exponent(W)
+  r_nnls(scale_data(newdata, ex), scale_data(W, ew), tol, max_passes,
+         threads) * 2^(ex - ew)
 }

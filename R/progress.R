@@ -5,37 +5,29 @@
 
 # An R function(iter, loss) for the core's progress hook, or NULL (no hook,
 # no cost).
-# * `verbose = TRUE`: a line every `max_iter / 20` iterations, as before.
+# * `verbose = TRUE`: a line every `max_iter / 20` iterations.
 # * Otherwise, in an interactive session and unless
 #   `options(nmfkit.progress = FALSE)`: a cli progress bar with the
 #   iteration and the current loss. cli shows it only once the fit has run
 #   for `getOption("cli.progress_show_after", 2)` seconds, so quick fits
 #   stay silent. The bar belongs to the frame `.envir` (by default the
 #   caller's) and closes when that frame returns.
-# `total` is the number of iterations of one run; `runs` starts that the
-# core runs one after another (each restarting at iteration 1).
-progress_callback <- function(control, total = control$max_iter, runs = 1L,
+# `total` is the number of iterations of the run.
+progress_callback <- function(control, total = control$max_iter,
                               .envir = parent.frame()) {
   if (isTRUE(control$verbose)) return(verbose_callback(control$max_iter))
   if (!show_progress_bar()) return(NULL)
-  total <- as.integer(total)
-  runs <- as.integer(runs)
   id <- cli::cli_progress_bar(
-    total = total * runs,
+    total = as.integer(total),
     # cli's pb_status ends in a space
     format = paste0("{cli::pb_bar} {cli::pb_percent} | {cli::pb_status}",
                     "| {cli::pb_elapsed}"),
     auto_terminate = FALSE, .envir = .envir
   )
-  run <- 1L
-  last <- 0L
   function(iter, loss) {
-    if (iter <= last && run < runs) run <<- run + 1L
-    last <<- iter
     status <- sprintf("iteration %d, loss %s", iter, format(signif(loss, 6)))
-    if (runs > 1L) status <- sprintf("run %d/%d, %s", run, runs, status)
-    cli::cli_progress_update(set = (run - 1L) * total + iter,
-                             status = status, id = id, .envir = .envir)
+    cli::cli_progress_update(set = iter, status = status, id = id,
+                             .envir = .envir)
   }
 }
 

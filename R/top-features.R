@@ -25,9 +25,7 @@ top_features <- function(object, ...) UseMethod("top_features")
 #' @rdname top_features
 #' @export
 top_features.default <- function(object, ...) {
-  abort_nmfkit(c("{.fn top_features} needs a fitted nmfkit model.",
-                 "x" = "{.arg object} is {.obj_type_friendly {object}}."),
-               "type")
+  abort_not_fit(object, "top_features")
 }
 
 #' @rdname top_features

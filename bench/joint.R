@@ -19,7 +19,7 @@ table_one <- function(pbar = "exact", threads = 1L) {
     n <- matrix(runif(length(x)), nrow(x))
     others <- list(x, x[, sample(256)], lam * x, sub, x + n, n)
     c(vapply(others, function(o) {
-      nmf_joint(x, o, pbar = pbar, control = ctl)$distance
+      nmf_joint(x, o, rank = 10, pbar = pbar, control = ctl)$distance
     }, numeric(1)),
       vapply(others, function(o) {
         chamfer_distance(x, o, variant = "reference_code")
@@ -57,7 +57,7 @@ cat(sprintf("speed-up over scikit-learn: %.1fx (exact), %.1fx (Monte Carlo)\n",
 set.seed(2)
 n <- matrix(runif(length(x)), nrow(x))
 reps <- 20L
-t_fit <- system.time(for (i in seq_len(reps)) nmf_joint(x, x + n))[["elapsed"]] / reps
+t_fit <- system.time(for (i in seq_len(reps)) nmf_joint(x, x + n, rank = 10))[["elapsed"]] / reps
 utils::write.table(cbind(x, x + n), csv, sep = ",", row.names = FALSE,
                    col.names = FALSE)
 py <- sprintf(paste0(

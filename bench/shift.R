@@ -51,7 +51,7 @@ planners <- "estimate"
 cat("== 1. One outer iteration vs its FFT lower bound\n")
 iteration_time <- function(x, rank, dims, inner = 10L, planner = "estimate") {
   run <- function(it) {
-    nmf_shift(x, rank, image_dim = dims, restarts = 1, inner = inner,
+    nmf_shift(x, rank, image_dim = dims, nrun = 1, inner = inner,
               control = nmf_control(max_iter = it, tol = 0,
                                     fft_planner = planner))
   }
@@ -155,7 +155,7 @@ for (cfg in list(c("hals", "torus2d"), c("hals", "circular1d"),
       sim <- shifted_shapes(10)
       set.seed(seed)
       fit <- suppressWarnings(nmf_shift(
-        sim$x, 2, w_step = cfg[1], shift = cfg[2], restarts = restarts,
+        sim$x, 2, w_step = cfg[1], shift = cfg[2], nrun = restarts,
         control = nmf_control(max_iter = 20, tol = 1e-6)))
       its <<- c(its, fit$iterations)
       all(vapply(sim$shapes, function(s) any(vapply(1:2, function(t)

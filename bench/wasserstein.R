@@ -35,9 +35,9 @@ cost <- cost / mean(cost)
 
 run_ours <- function(threads) {
   t <- system.time(fit <- nmf_wasserstein(
-    x, 3, coords = coord, epsilon = 0.025, rho = 0.05, outer = 10,
+    x, 3, coords = coord, epsilon = 0.025, rho = 0.05,
     init = list(W = d0, H = l0),
-    control = nmf_control(max_iter = 250, threads = threads)))
+    control = nmf_control(max_iter = 10, inner = 250, threads = threads)))
   list(fit = fit, seconds = t[["elapsed"]],
        cpu = t[["user.self"]] + t[["sys.self"]])
 }
@@ -98,8 +98,8 @@ if (!has_mnist) {
     set.seed(2)
     t <- system.time(mfit <- suppressMessages(nmf_wasserstein(
       x14, 25, image_dim = c(14, 14), epsilon = 0.0025, rho = 0.005,
-      outer = 15, control = nmf_control(max_iter = 250,
-                                        threads = threads))))
+      control = nmf_control(max_iter = 15, inner = 250,
+                            threads = threads))))
     cat(sprintf("MNIST 14x14, 256 images, rank 25, eps 0.0025, 15 outer, %d thread%s: %.1f s wall, %.1f s CPU (target < 60 s); %d L-BFGS iterations\n",
                 threads, if (threads > 1) "s" else "", t[["elapsed"]],
                 t[["user.self"]] + t[["sys.self"]],

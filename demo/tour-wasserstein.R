@@ -12,7 +12,7 @@ x <- sweep(x, 2, colSums(x), "/")
 
 t0 <- proc.time()[["elapsed"]]
 wfit <- nmf_wasserstein(x, rank = 3, coords = coord, epsilon = 0.025,
-                        rho = 0.05, outer = 10)
+                        rho = 0.05, control = nmf_control(max_iter = 10))
 w_time <- proc.time()[["elapsed"]] - t0
 print(wfit)
 ffit <- nmf(x, rank = 3, init = "random", method = "mu",

@@ -15,11 +15,11 @@ contract_fixtures <- function() {
       jfit = nmf_joint(x, x2, rank = 2),
       sfit = nmf_stratified(list(a = x, b = x2), rank = 2,
                             control = nmf_control(max_iter = 5)),
-      shfit = nmf_shift(sim$x, rank = 2, restarts = 1,
+      shfit = nmf_shift(sim$x, rank = 2, nrun = 1,
                         control = nmf_control(max_iter = 2)),
       wfit = suppressWarnings(suppressMessages(
-        nmf_wasserstein(hist, rank = 2, coords = t, outer = 1,
-                        control = nmf_control(max_iter = 20)))),
+        nmf_wasserstein(hist, rank = 2, coords = t,
+                        control = nmf_control(max_iter = 1, inner = 20)))),
       dist = nmf_distance(list(a = x, b = x2, c = x + 1), method = "chamfer"),
       mfit = nmf_manifold(x, rank = 2, method = "gnmf", k = 3,
                           control = nmf_control(max_iter = 5))

@@ -23,10 +23,11 @@ atom_moments <- function(w, t) {
 }
 
 # A small fast fit for methods and snapshots.
-wasserstein_small_fit <- function(control = nmf_control(max_iter = 60)) {
+wasserstein_small_fit <- function(control = nmf_control(max_iter = 3,
+                                                         inner = 60)) {
   withr::with_seed(3, {
     d <- wasserstein_gm_data(n = 70L, bins = 30L)
-    suppressMessages(nmf_wasserstein(d$x, 3, coords = d$t, outer = 3,
+    suppressMessages(nmf_wasserstein(d$x, 3, coords = d$t,
                                      control = control))
   })
 }

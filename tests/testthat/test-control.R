@@ -67,7 +67,7 @@ test_that("thread counts are capped at what the machine runs", {
 test_that("?nmf_control says what tol means for every fitting function", {
   rd <- tools::Rd_db("nmfkit")[["nmf_control.Rd"]]
   txt <- paste(utils::capture.output(tools::Rd2txt(rd)), collapse = " ")
-  for (fn in names(nmfkit:::control_readers)) {
+  for (fn in names(nmfkit:::registry$settings)) {
     expect_match(txt, paste0(fn, "()"), fixed = TRUE, info = fn)
   }
 })

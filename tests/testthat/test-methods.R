@@ -109,13 +109,13 @@ every_variant <- function(keep_data = TRUE) {
     stratified = list(fit = nmf_stratified(strata, rank = 2,
                                            keep_data = keep_data),
                       x = strata),
-    shift = list(fit = nmf_shift(sim$x, 2, restarts = 1,
+    shift = list(fit = nmf_shift(sim$x, 2, nrun = 1,
                                  keep_data = keep_data),
                  x = sim$x),
     wasserstein = list(
       fit = suppressMessages(nmf_wasserstein(
-        hist, 2, image_dim = c(4, 5), outer = 2,
-        control = nmf_control(max_iter = 30), keep_data = keep_data)),
+        hist, 2, image_dim = c(4, 5),
+        control = nmf_control(max_iter = 2, inner = 30), keep_data = keep_data)),
       x = hist)
   )
 }

@@ -12,9 +12,9 @@ test_that("nmf_distance() on a list gives a labelled, symmetric dist", {
   expect_true(all(diag(m) == 0))
   # each entry is the jNMF distance of the pair (the starts differ only in
   # the randomized SVD's draw, so the fits agree closely)
-  expect_equal(m["swimmer", "noisy"], nmf_joint(x, x + n)$distance,
+  expect_equal(m["swimmer", "noisy"], nmf_joint(x, x + n, rank = 10)$distance,
                tolerance = 1e-3)
-  expect_equal(m["swimmer", "noise"], nmf_joint(x, n)$distance,
+  expect_equal(m["swimmer", "noise"], nmf_joint(x, n, rank = 10)$distance,
                tolerance = 1e-3)
   expect_true(all(as.vector(attr(d, "sd")) == 0))
   hc <- stats::hclust(d)
@@ -112,33 +112,33 @@ test_that("the permutation test separates different sets, not equal ones", {
 test_that("bad input to nmf_distance() and nmf_joint_test() gets classed errors", {
   x <- swimmer()
   bad <- list(
-    no_names = quote(nmf_distance(list(x, x))),
-    empty_name = quote(nmf_distance(list(a = x, x))),
-    one_set = quote(nmf_distance(list(a = x))),
-    not_list = quote(nmf_distance(list())),
-    rows = quote(nmf_distance(list(a = x, b = x[101:160, ]))),
-    empty_set = quote(nmf_distance(list(a = x, b = x[, 0]))),
-    negative = quote(nmf_distance(list(a = x, b = -x))),
-    trials = quote(nmf_distance(list(a = x, b = x), trials = 0)),
-    resample = quote(nmf_distance(list(a = x, b = x), resample = 0)),
+    no_names = quote(nmf_distance(list(x, x), rank = 10)),
+    empty_name = quote(nmf_distance(list(a = x, x), rank = 10)),
+    one_set = quote(nmf_distance(list(a = x), rank = 10)),
+    not_list = quote(nmf_distance(list(), rank = 10)),
+    rows = quote(nmf_distance(list(a = x, b = x[101:160, ]), rank = 10)),
+    empty_set = quote(nmf_distance(list(a = x, b = x[, 0]), rank = 10)),
+    negative = quote(nmf_distance(list(a = x, b = -x), rank = 10)),
+    trials = quote(nmf_distance(list(a = x, b = x), rank = 10, trials = 0)),
+    resample = quote(nmf_distance(list(a = x, b = x), rank = 10, resample = 0)),
     rank = quote(nmf_distance(list(a = x[, 1:2], b = x[, 1:2]), rank = 5)),
-    samples = quote(nmf_distance(list(a = x, b = x), samples = 0)),
-    init = quote(nmf_distance(list(a = x, b = x), init = "svd")),
-    method = quote(nmf_distance(list(a = x, b = x), method = "emd")),
-    B = quote(nmf_joint_test(x, x, B = 0)),
-    test_rows = quote(nmf_joint_test(x, x[1:5, ], B = 1))
+    samples = quote(nmf_distance(list(a = x, b = x), rank = 10, samples = 0)),
+    init = quote(nmf_distance(list(a = x, b = x), rank = 10, init = "svd")),
+    method = quote(nmf_distance(list(a = x, b = x), rank = 10, method = "emd")),
+    B = quote(nmf_joint_test(x, x, rank = 10, B = 0)),
+    test_rows = quote(nmf_joint_test(x, x[1:5, ], rank = 10, B = 1))
   )
   for (nm in names(bad)) {
     expect_error(eval(bad[[nm]]), class = "nmfkit_error", label = nm)
   }
-  expect_error(nmf_distance(list(x, x)), class = "nmfkit_error_names")
-  expect_error(nmf_distance(list(a = x)), class = "nmfkit_error_list")
+  expect_error(nmf_distance(list(x, x), rank = 10), class = "nmfkit_error_names")
+  expect_error(nmf_distance(list(a = x), rank = 10), class = "nmfkit_error_list")
   expect_snapshot(error = TRUE, {
-    nmf_distance(list(x, x))
-    nmf_distance(list(a = x))
-    nmf_distance(list(a = x, b = x[101:160, ]))
-    nmf_distance(list(a = x, b = x[, 0]))
-    nmf_distance(list(a = x, b = x), trials = 0)
+    nmf_distance(list(x, x), rank = 10)
+    nmf_distance(list(a = x), rank = 10)
+    nmf_distance(list(a = x, b = x[101:160, ]), rank = 10)
+    nmf_distance(list(a = x, b = x[, 0]), rank = 10)
+    nmf_distance(list(a = x, b = x), rank = 10, trials = 0)
     nmf_distance(list(a = x[, 1:2], b = x[, 1:2]), rank = 5)
   })
 })

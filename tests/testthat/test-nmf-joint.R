@@ -5,12 +5,12 @@ test_that("P2-P4: identical, permuted and rescaled copies give distance 0", {
                  scaled_0.1 = 0.1 * x, scaled_10 = 10 * x,
                  scaled_100 = 100 * x)
   for (nm in names(copies)) {
-    fit <- nmf_joint(x, copies[[nm]])
+    fit <- nmf_joint(x, copies[[nm]], rank = 10)
     expect_lte(fit$distance, 1e-12)
     expect_lte(max(abs(fit$p)), 1e-12)
   }
   # the deterministic start and HALS make these exact, as in the paper
-  expect_identical(nmf_joint(x, x[, ncol(x):1])$distance, 0)
+  expect_identical(nmf_joint(x, x[, ncol(x):1], rank = 10)$distance, 0)
   # a generic scale on generic data: zero up to rounding
   set.seed(12)
   y <- matrix(runif(40 * 30), 40, 30)
@@ -21,8 +21,8 @@ test_that("P1: swapping the sets keeps d and flips the sign of p-bar", {
   x <- swimmer()
   set.seed(1)
   noisy <- x + swimmer_noise(x)
-  a <- nmf_joint(x, noisy)
-  b <- nmf_joint(noisy, x)
+  a <- nmf_joint(x, noisy, rank = 10)
+  b <- nmf_joint(noisy, x, rank = 10)
   expect_equal(a$distance, b$distance, tolerance = 1e-6)
   expect_equal(sort(a$p), sort(-b$p), tolerance = 1e-6)
   # the component used only by the noisy set is the large negative one
@@ -34,7 +34,7 @@ test_that("P5: large subsets are close, and closer as they grow", {
   x <- swimmer()
   set.seed(3)
   d <- vapply(c(26, 128), function(drop) {
-    mean(replicate(3, nmf_joint(x, x[, -sample(256, drop)])$distance))
+    mean(replicate(3, nmf_joint(x, x[, -sample(256, drop)], rank = 10)$distance))
   }, numeric(1))
   expect_gt(d[1], 0)
   expect_lt(d[1], 0.1)
@@ -46,7 +46,7 @@ test_that("P6: the distance grows with the noise level and is 0 without", {
   set.seed(4)
   n <- swimmer_noise(x)
   d <- vapply(c(0, 0.1, 0.3, 0.9), function(eps) {
-    nmf_joint(x, x + eps * n)$distance
+    nmf_joint(x, x + eps * n, rank = 10)$distance
   }, numeric(1))
   expect_identical(d[1], 0)
   expect_true(all(diff(d) > 0))
@@ -58,9 +58,9 @@ test_that("Table I (5 trials) is within the spec's tolerances", {
   res <- replicate(5, {
     n <- swimmer_noise(x)
     sub <- x[, -sample(256, 26)]
-    c(sub = nmf_joint(x, sub)$distance,
-      noisy = nmf_joint(x, x + n)$distance,
-      noise = nmf_joint(x, n)$distance,
+    c(sub = nmf_joint(x, sub, rank = 10)$distance,
+      noisy = nmf_joint(x, x + n, rank = 10)$distance,
+      noise = nmf_joint(x, n, rank = 10)$distance,
       cham_sub = chamfer_distance(x, sub, "reference_code"),
       cham_noisy = chamfer_distance(x, x + n, "reference_code"),
       cham_noise = chamfer_distance(x, n, "reference_code"))
@@ -77,7 +77,7 @@ test_that("Table I (5 trials) is within the spec's tolerances", {
 test_that("exact p-bar equals brute-force integration over breakpoints", {
   x <- swimmer()
   set.seed(5)
-  fit <- nmf_joint(x[, 1:100], x[, 101:256] + swimmer_noise(x)[, 101:256])
+  fit <- nmf_joint(x[, 1:100], x[, 101:256] + swimmer_noise(x)[, 101:256], rank = 10)
   expect_equal(unname(fit$p), unname(pbar_breakpoints(fit$H, 100)),
                tolerance = 1e-12)
   # and the closed form itself
@@ -93,16 +93,16 @@ test_that("Monte Carlo p-bar is within its standard error of the exact one", {
   set.seed(6)
   noisy <- x + swimmer_noise(x)
   set.seed(7)
-  exact <- nmf_joint(x, noisy)
+  exact <- nmf_joint(x, noisy, rank = 10)
   set.seed(7)
-  mc <- nmf_joint(x, noisy, pbar = "montecarlo", samples = 1000)
+  mc <- nmf_joint(x, noisy, rank = 10, pbar = "montecarlo", samples = 1000)
   expect_identical(mc$H, exact$H) # same factorisation, only p-bar differs
   expect_true(all(mc$pbar_se > 0 & mc$pbar_se < 0.032))
   expect_true(all(abs(mc$p - exact$p) <= 4 * mc$pbar_se))
   expect_lt(abs(mc$distance - exact$distance), 0.05)
   # and converges: 100 times the draws, a tenth of the error bound
   set.seed(7)
-  big <- nmf_joint(x, noisy, pbar = "montecarlo", samples = 1e5)
+  big <- nmf_joint(x, noisy, rank = 10, pbar = "montecarlo", samples = 1e5)
   expect_true(all(abs(big$p - exact$p) <= 4 * big$pbar_se))
   expect_true(all(big$pbar_se < mc$pbar_se / 5))
 })
@@ -167,9 +167,9 @@ test_that("1 and 2 threads give identical fits", {
   set.seed(14)
   n <- swimmer_noise(x)
   set.seed(1)
-  a <- nmf_joint(x, x + n, control = nmf_control(threads = 1))
+  a <- nmf_joint(x, x + n, rank = 10, control = nmf_control(threads = 1))
   set.seed(1)
-  b <- nmf_joint(x, x + n, control = nmf_control(threads = 2))
+  b <- nmf_joint(x, x + n, rank = 10, control = nmf_control(threads = 2))
   expect_identical(a$p, b$p)
   expect_identical(a$W, b$W)
 })
@@ -177,7 +177,7 @@ test_that("1 and 2 threads give identical fits", {
 test_that("the model object has set, p, distance and works with methods", {
   x <- swimmer()
   set.seed(15)
-  fit <- nmf_joint(x, 1 - x, labels = c("swimmer", "inverted"))
+  fit <- nmf_joint(x, 1 - x, rank = 10, labels = c("swimmer", "inverted"))
   validate_nmfkit <- getFromNamespace("validate_nmfkit", "nmfkit")
   expect_silent(validate_nmfkit(fit))
   expect_s3_class(fit, c("nmfkit_joint", "nmfkit"))
@@ -239,19 +239,19 @@ test_that("print, summary and the test print stably", {
 test_that("bad input to nmf_joint() and chamfer_distance() gets classed errors", {
   x <- swimmer()
   bad <- list(
-    rows = quote(nmf_joint(x, x[1:100, ])),
-    empty = quote(nmf_joint(x, x[, 0])),
+    rows = quote(nmf_joint(x, x[1:100, ], rank = 10)),
+    empty = quote(nmf_joint(x, x[, 0], rank = 10)),
     rank = quote(nmf_joint(x[, 1:3], x[, 1:4], rank = 8)),
     rank_zero = quote(nmf_joint(x, x, rank = 0)),
-    samples = quote(nmf_joint(x, x, pbar = "montecarlo", samples = 0)),
-    pbar = quote(nmf_joint(x, x, pbar = "bootstrap")),
-    negative = quote(nmf_joint(x, -x)),
-    missing = quote(nmf_joint(replace(x, 5, NA), x)),
-    type = quote(nmf_joint(x, "a")),
-    init = quote(nmf_joint(x, x, init = "svd")),
-    control = quote(nmf_joint(x, x, control = 3)),
-    normalize = quote(nmf_joint(x, x, normalize = NA)),
-    labels = quote(nmf_joint(x, x, labels = c("a", "a"))),
+    samples = quote(nmf_joint(x, x, rank = 10, pbar = "montecarlo", samples = 0)),
+    pbar = quote(nmf_joint(x, x, rank = 10, pbar = "bootstrap")),
+    negative = quote(nmf_joint(x, -x, rank = 10)),
+    missing = quote(nmf_joint(replace(x, 5, NA), x, rank = 10)),
+    type = quote(nmf_joint(x, "a", rank = 10)),
+    init = quote(nmf_joint(x, x, rank = 10, init = "svd")),
+    control = quote(nmf_joint(x, x, rank = 10, control = 3)),
+    normalize = quote(nmf_joint(x, x, rank = 10, normalize = NA)),
+    labels = quote(nmf_joint(x, x, rank = 10, labels = c("a", "a"))),
     chamfer_rows = quote(chamfer_distance(x, t(x))),
     chamfer_variant = quote(chamfer_distance(x, x, variant = "hausdorff")),
     chamfer_zero = quote(chamfer_distance(x, 0 * x)),
@@ -260,19 +260,19 @@ test_that("bad input to nmf_joint() and chamfer_distance() gets classed errors",
   for (nm in names(bad)) {
     expect_error(eval(bad[[nm]]), class = "nmfkit_error", label = nm)
   }
-  expect_error(nmf_joint(x, x[1:100, ]), class = "nmfkit_error_dimension")
-  expect_error(nmf_joint(x, x[, 0]), class = "nmfkit_error_empty")
+  expect_error(nmf_joint(x, x[1:100, ], rank = 10), class = "nmfkit_error_dimension")
+  expect_error(nmf_joint(x, x[, 0], rank = 10), class = "nmfkit_error_empty")
   expect_error(nmf_joint(x[, 1:3], x[, 1:4], rank = 8),
                class = "nmfkit_error_rank")
   fit <- nmf_joint(x[, 1:20], x[, 21:40], rank = 2)
   expect_error(predict(fit, x[1:10, ]), class = "nmfkit_error_dimension")
   expect_error(plot(fit, components = 5), class = "nmfkit_error_components")
   expect_snapshot(error = TRUE, {
-    nmf_joint(x, x[1:100, ])
-    nmf_joint(x, x[, 0])
+    nmf_joint(x, x[1:100, ], rank = 10)
+    nmf_joint(x, x[, 0], rank = 10)
     nmf_joint(x[, 1:3], x[, 1:4], rank = 8)
-    nmf_joint(x, x, pbar = "montecarlo", samples = 0)
-    nmf_joint(x, x, labels = c("a", "a"))
+    nmf_joint(x, x, rank = 10, pbar = "montecarlo", samples = 0)
+    nmf_joint(x, x, rank = 10, labels = c("a", "a"))
     chamfer_distance(x, t(x))
   })
 })
@@ -283,7 +283,7 @@ test_that("without normalisation a joint fit is equivariant: c x gives sqrt(c) f
   n <- matrix(runif(length(x)), nrow(x))
   fits <- lapply(c(1, 3, 1e-3), function(cc) {
     set.seed(22)
-    nmf_joint(cc * x, cc * (x + n), normalize = FALSE)
+    nmf_joint(cc * x, cc * (x + n), rank = 10, normalize = FALSE)
   })
   for (i in 2:3) {
     cc <- c(1, 3, 1e-3)[i]
@@ -304,8 +304,8 @@ test_that("the joint start is the reference code's: noise pairs stop where sciki
   n1 <- matrix(runif(length(x)), nrow(x))
   set.seed(3)
   n3 <- matrix(runif(length(x)), nrow(x))
-  a <- nmf_joint(x, x + n1)
-  b <- nmf_joint(x, n3)
+  a <- nmf_joint(x, x + n1, rank = 10)
+  b <- nmf_joint(x, n3, rank = 10)
   expect_lt(abs(a$iterations - 140), 3)
   expect_lt(abs(b$iterations - 187), 3)
   expect_equal(a$distance, 1.4812, tolerance = 2e-3)

@@ -94,7 +94,7 @@ test_that("experiment 1: both shapes in >= 17 of 20 seeds (best of 3)", {
     sim <- withr::with_seed(seed, shifted_shapes(10))
     # 20 outer iterations as in the prototype (some stop on the cap)
     fit <- withr::with_seed(seed, suppressWarnings(nmf_shift(
-      sim$x, 2, restarts = 3, control = nmf_control(max_iter = 20, tol = 1e-6))))
+      sim$x, 2, nrun = 3, control = nmf_control(max_iter = 20, tol = 1e-6))))
     all_shapes_found(sim, fit)
   }, logical(1))
   expect_gte(sum(found), 17)
@@ -160,15 +160,15 @@ test_that("bad input gets classed errors", {
   expect_error(nmf_shift(x, 2, shift = "rotate"), class = "nmfkit_error_choice")
   expect_error(nmf_shift(x, 2, inner = 0), class = "nmfkit_error")
   expect_identical(withr::with_seed(1, nmf_shift(
-    x, 2, restarts = 1, control = nmf_control(max_iter = 30, inner = 3)))$inner,
+    x, 2, nrun = 1, control = nmf_control(max_iter = 30, inner = 3)))$inner,
     3L)
-  expect_error(nmf_shift(x, 2, restarts = -1), class = "nmfkit_error")
+  expect_error(nmf_shift(x, 2, nrun = -1), class = "nmfkit_error")
   expect_error(nmf_shift(x, 2, control = nmf_control(h_start = "svd")),
                class = "nmfkit_error_control")
   expect_error(shifted_shapes(3, shapes = "circle"), class = "nmfkit_error_shapes")
   expect_error(shifted_shapes(3, frame = c(4, 4)), class = "nmfkit_error_shapes")
   expect_error(shifted_shapes(3, copies = c(2, 1)), class = "nmfkit_error_copies")
-  fit <- withr::with_seed(1, nmf_shift(x, 2, restarts = 1))
+  fit <- withr::with_seed(1, nmf_shift(x, 2, nrun = 1))
   expect_error(predict(fit, x[1:10, ]), class = "nmfkit_error_dimension")
   expect_error(plot(fit, type = "placements", images = 9), class = "nmfkit_error_images")
 

@@ -104,8 +104,8 @@ test_that("no NaN or Inf with epsilon = 1e-3 on a 28 x 28 grid", {
     x[, j] <- img / sum(img)
   }
   fit <- nmf_wasserstein(x, 2, image_dim = c(28, 28), epsilon = 1e-3,
-                         rho = 0.005, outer = 1,
-                         control = nmf_control(max_iter = 15))
+                         rho = 0.005,
+                         control = nmf_control(max_iter = 1, inner = 15))
   expect_true(all(is.finite(fit$W)) && all(is.finite(fit$H)))
   expect_true(all(is.finite(fit$loss)))
   expect_equal(fit$ground$type, "separable")
@@ -114,7 +114,8 @@ test_that("no NaN or Inf with epsilon = 1e-3 on a 28 x 28 grid", {
 test_that("fits are reproducible and identical for 1 and 2 threads", {
   f1 <- wasserstein_small_fit()
   f2 <- wasserstein_small_fit()
-  f3 <- wasserstein_small_fit(nmf_control(max_iter = 60, threads = 2))
+  f3 <- wasserstein_small_fit(nmf_control(max_iter = 3, inner = 60,
+                                          threads = 2))
   expect_identical(f1$W, f2$W)
   expect_identical(f1$W, f3$W)
   expect_identical(f1$H, f3$H)
@@ -135,7 +136,7 @@ test_that("nmf_distance() gives Sinkhorn divergences or coefficient distances", 
   expect_lt(m2[1, 71], 1e-8)
   expect_equal(m2[1:70, 1:70], m, tolerance = 1e-8, ignore_attr = TRUE)
   expect_equal(nmf_distance(fit, space = "coef"),
-               nmf_distance.nmfkit(fit))
+               nmf_distance.nmfkit(fit), ignore_attr = "call")
 })
 
 test_that("methods: print, summary, fitted, plot", {
@@ -150,8 +151,8 @@ test_that("methods: print, summary, fitted, plot", {
   expect_invisible(plot(fit, type = "coef"))
   expect_invisible(plot(fit, type = "loss"))
   img <- suppressMessages(nmf_wasserstein(
-    random_histograms(12, 10), 2, image_dim = c(3, 4), outer = 1,
-    control = nmf_control(max_iter = 10)))
+    random_histograms(12, 10), 2, image_dim = c(3, 4),
+    control = nmf_control(max_iter = 1, inner = 10)))
   expect_invisible(plot(img))
 })
 
@@ -202,13 +203,13 @@ test_that("a cost that is not symmetric or has a non-zero diagonal warns", {
   asym <- cmat
   asym[1, 2] <- asym[1, 2] + 1
   diag1 <- cmat + diag(0.5, 10)
-  ctrl <- nmf_control(max_iter = 5)
-  expect_warning(nmf_wasserstein(x, 2, cost = asym, outer = 1, control = ctrl),
+  ctrl <- nmf_control(max_iter = 1, inner = 5)
+  expect_warning(nmf_wasserstein(x, 2, cost = asym, control = ctrl),
                  class = "nmfkit_warning_cost")
-  expect_warning(nmf_wasserstein(x, 2, cost = diag1, outer = 1,
+  expect_warning(nmf_wasserstein(x, 2, cost = diag1,
                                  control = ctrl),
                  class = "nmfkit_warning_cost")
-  expect_snapshot(invisible(nmf_wasserstein(x, 2, cost = asym, outer = 1,
+  expect_snapshot(invisible(nmf_wasserstein(x, 2, cost = asym,
                                             control = ctrl)))
 })
 

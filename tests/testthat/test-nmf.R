@@ -97,7 +97,7 @@ test_that("the AVX2 product kernels and Eigen's products give the same fits", {
     ctl <- nmf_control(tol = 0, max_iter = 40)
     list(h = nmf(x, 7, method = "hals", control = ctl),
          a = nmf(x, 7, method = "anls", control = ctl),
-         j = nmf_joint(sw, sw[, 256:1]))
+         j = nmf_joint(sw, sw[, 256:1], rank = 10))
   })
   for (m in c("h", "a")) {
     expect_equal(fits[[1]][[m]]$W, fits[[2]][[m]]$W, tolerance = 1e-9)

@@ -149,10 +149,10 @@ test_that("nmf_shift() is scale-equivariant (unit atoms, c times H)", {
   set.seed(3)
   sim <- shifted_shapes(6)
   set.seed(7)
-  ref <- nmf_shift(sim$x, rank = 2, restarts = 1)
+  ref <- nmf_shift(sim$x, rank = 2, nrun = 1)
   for (c in scales) {
     set.seed(7)
-    fit <- nmf_shift(sim$x * c, rank = 2, restarts = 1)
+    fit <- nmf_shift(sim$x * c, rank = 2, nrun = 1)
     lab <- sprintf("c = %g", c)
     expect_identical(fit$iterations, ref$iterations, label = lab)
     expect_identical(fit$g, ref$g, label = lab)
@@ -164,15 +164,15 @@ test_that("nmf_shift() is scale-equivariant (unit atoms, c times H)", {
 
 test_that("nmf_wasserstein() ignores the scale of each histogram", {
   withr::with_seed(3, d <- wasserstein_gm_data(n = 20L, bins = 20L))
-  ctl <- nmf_control(max_iter = 40)
+  ctl <- nmf_control(max_iter = 2, inner = 40)
   set.seed(1)
-  ref <- suppressMessages(nmf_wasserstein(d$x, 2, coords = d$t, outer = 2,
+  ref <- suppressMessages(nmf_wasserstein(d$x, 2, coords = d$t,
                                           control = ctl))
   for (c in scales) {
     w <- c * 10^seq(-2, 2, length.out = ncol(d$x))
     set.seed(1)
     fit <- suppressMessages(nmf_wasserstein(sweep(d$x, 2, w, "*"), 2,
-                                            coords = d$t, outer = 2,
+                                            coords = d$t,
                                             control = ctl))
     expect_identical(fit$iterations, ref$iterations)
     # L-BFGS stops at a gradient tolerance: agreement to its accuracy
@@ -183,9 +183,9 @@ test_that("nmf_wasserstein() ignores the scale of each histogram", {
 
 test_that("histograms near double.xmax or subnormal normalise and fit", {
   withr::with_seed(3, d <- wasserstein_gm_data(n = 12L, bins = 15L))
-  ctl <- nmf_control(max_iter = 30)
+  ctl <- nmf_control(max_iter = 2, inner = 30)
   set.seed(1)
-  ref <- suppressMessages(nmf_wasserstein(d$x, 2, coords = d$t, outer = 2,
+  ref <- suppressMessages(nmf_wasserstein(d$x, 2, coords = d$t,
                                           control = ctl))
   # largest entry xmax / 2: the column sums overflow; and subnormal
   # (subnormals keep about 8 digits: a looser tolerance there)
@@ -193,7 +193,7 @@ test_that("histograms near double.xmax or subnormal normalise and fit", {
     xc <- d$x / max(d$x) * top
     set.seed(1)
     fit <- suppressMessages(nmf_wasserstein(xc, 2, coords = d$t,
-                                            outer = 2, control = ctl))
+                                            control = ctl))
     expect_equal(fit$W, ref$W, tolerance = if (top > 1) 1e-5 else 1e-2)
     h <- suppressMessages(predict(fit, xc[, 1:3]))
     expect_true(all(is.finite(h)))

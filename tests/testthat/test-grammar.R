@@ -1,0 +1,155 @@
+# One grammar for every fitting function (ARCHITECTURE.md, "Conventions"):
+# nrun everywhere, max_iter the outer iterations, rank second and required,
+# the same predict() types and nmf_distance() shape for every variant, and
+# the old names working for one release with a deprecation warning.
+
+grammar_fits <- function(nrun = 1L) {
+  x <- swimmer()[, 1:40]
+  sim <- withr::with_seed(1, shifted_shapes(6))
+  hist <- withr::with_seed(1, random_histograms(12, 10))
+  strata <- list(a = x[, 1:20], b = x[, 21:40] + 0.5)
+  # each fit from the same seed, so that its first run does not depend on
+  # how many random numbers the fits before it drew
+  seeded <- function(expr) withr::with_seed(7, expr)
+  list(
+    nmf = seeded(nmf(x, 3, nrun = nrun, control = nmf_control(max_iter = 30))),
+    joint = seeded(nmf_joint(x[, 1:20], x[, 21:40], rank = 3, nrun = nrun,
+                             control = nmf_control(max_iter = 30))),
+    stratified = seeded(nmf_stratified(strata, 3, nrun = nrun,
+                                       control = nmf_control(max_iter = 20))),
+    shift = seeded(nmf_shift(sim$x, 2, nrun = nrun,
+                             control = nmf_control(max_iter = 5))),
+    wasserstein = seeded(nmf_wasserstein(
+      hist, 2, image_dim = c(3, 4), nrun = nrun,
+      control = nmf_control(max_iter = 2, inner = 20)))
+  )
+}
+
+test_that("every fitting function takes nrun and keeps the best run", {
+  fits <- suppressMessages(grammar_fits(nrun = 3L))
+  for (nm in names(fits)) expect_s3_class(fits[[nm]], paste0("nmfkit_", nm))
+  for (fn in list(nmf, nmf_joint, nmf_stratified, nmf_shift, nmf_wasserstein,
+                  nmf_manifold)) {
+    expect_true(all(c("rank", "nrun", "keep_data", "control") %in%
+                      names(formals(fn))))
+    # rank right after the data
+    args <- names(formals(fn))
+    expect_true(all(args[seq_len(match("rank", args) - 1L)] %in%
+                      c("x", "x1", "x2")))
+  }
+  # the kept run is the one of lowest final loss: refitting with nrun = 1
+  # from the same seed gives the first run, never a better one
+  one <- suppressMessages(grammar_fits(nrun = 1L))
+  for (nm in names(fits)) {
+    expect_lte(utils::tail(fits[[nm]]$loss, 1),
+               utils::tail(one[[nm]]$loss, 1) + 1e-12)
+  }
+  expect_length(fits$shift$restart_loss, 3L)
+  expect_equal(min(fits$shift$restart_loss), utils::tail(fits$shift$loss, 1))
+})
+
+test_that("runs beyond the first are the same under any future plan", {
+  skip_on_cran()
+  x <- swimmer()[, 1:40]
+  fit_seq <- withr::with_seed(3, nmf(x, 4, nrun = 3,
+                                     control = nmf_control(max_iter = 20)))
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  fit_par <- withr::with_seed(3, nmf(x, 4, nrun = 3,
+                                     control = nmf_control(max_iter = 20)))
+  expect_identical(fit_par$W, fit_seq$W)
+  expect_identical(fit_par$H, fit_seq$H)
+})
+
+test_that("predict() has the types coef and class for every variant", {
+  fits <- suppressMessages(grammar_fits())
+  x <- swimmer()[, 1:40]
+  newdata <- list(nmf = x[, 1:4], joint = x[, 1:4],
+                  stratified = list(a = x[, 1:4]),
+                  shift = shifted_shapes(6)$x[, 1:4],
+                  wasserstein = random_histograms(12, 4))
+  for (nm in names(fits)) {
+    h <- suppressMessages(predict(fits[[nm]], newdata[[nm]]))
+    cl <- suppressMessages(predict(fits[[nm]], newdata[[nm]],
+                                   type = "class"))
+    expect_identical(dim(unclass(h)), c(fits[[nm]]$rank, 4L), label = nm)
+    expect_identical(unname(cl), max.col(t(unclass(h)), "first"), label = nm)
+    expect_identical(predict(fits[[nm]], type = "class"),
+                     clusters(fits[[nm]]), label = nm)
+    expect_error(predict(fits[[nm]], newdata[[nm]], type = "classes"),
+                 class = "nmfkit_error_choice")
+  }
+})
+
+test_that("nmf_distance() has one shape for every kind of input", {
+  fits <- suppressMessages(grammar_fits())
+  x <- swimmer()
+  sets <- list(a = x[, 1:30], b = x[, 31:60], c = x[, 61:90])
+  ds <- c(lapply(fits, nmf_distance),
+          list(list = nmf_distance(sets, rank = 3,
+                                   control = nmf_control(max_iter = 20)),
+               chamfer = nmf_distance(sets, method = "chamfer")))
+  for (nm in names(ds)) {
+    expect_s3_class(ds[[nm]], c("nmfkit_dist", "dist"), exact = TRUE)
+    expect_true(is.character(attr(ds[[nm]], "method")), label = nm)
+    expect_true(is.call(attr(ds[[nm]], "call")), label = nm)
+  }
+})
+
+test_that("old names and orders work for one release, with a warning", {
+  withr::local_options(rlib_warning_verbosity = "verbose")
+  sim <- withr::with_seed(1, shifted_shapes(6))
+  ref <- withr::with_seed(2, nmf_shift(sim$x, 2, nrun = 2,
+                                       control = nmf_control(max_iter = 5)))
+  expect_warning(
+    old <- withr::with_seed(2, nmf_shift(sim$x, 2, restarts = 2,
+                                         control = nmf_control(max_iter = 5))),
+    class = "nmfkit_warning_deprecated")
+  expect_identical(old$W, ref$W)
+
+  hist <- random_histograms(12, 10)
+  ref <- withr::with_seed(2, suppressMessages(nmf_wasserstein(
+    hist, 2, image_dim = c(3, 4),
+    control = nmf_control(max_iter = 2, inner = 30))))
+  expect_warning(old <- withr::with_seed(2, suppressMessages(nmf_wasserstein(
+    hist, 2, image_dim = c(3, 4), outer = 2,
+    control = nmf_control(max_iter = 30)))),
+    class = "nmfkit_warning_deprecated")
+  expect_identical(old$W, ref$W)
+  expect_identical(old$iterations, 2L)
+
+  x <- swimmer()[, 1:40]
+  g <- rep(c("a", "b"), each = 20)
+  ref <- withr::with_seed(2, nmf_stratified(x, 3, strata = g,
+                                            control = nmf_control(max_iter = 5)))
+  expect_warning(old <- withr::with_seed(2, nmf_stratified(
+    x, g, 3, control = nmf_control(max_iter = 5))),
+    class = "nmfkit_warning_deprecated")
+  expect_identical(old$V, ref$V)
+
+  ref <- withr::with_seed(2, nmf_joint(x[, 1:20], x[, 21:40], rank = 10))
+  expect_warning(old <- withr::with_seed(2, nmf_joint(x[, 1:20], x[, 21:40])),
+                 class = "nmfkit_warning_deprecated")
+  expect_identical(old$p, ref$p)
+
+  sets <- list(a = x[, 1:20], b = x[, 21:40])
+  expect_warning(d <- nmf_distance(sets, "chamfer"),
+                 class = "nmfkit_warning_deprecated")
+  ref <- nmf_distance(sets, method = "chamfer")
+  attr(d, "call") <- attr(ref, "call") <- NULL
+  expect_identical(d, ref)
+})
+
+test_that("every variant is declared with its settings and label", {
+  for (nm in c("nmf", "joint", "stratified", "shift", "wasserstein",
+               "manifold")) {
+    v <- variant_of(nm)
+    expect_false(is.null(v), label = nm)
+    expect_true(is.character(v$label) && nzchar(v$label))
+    expect_true(all(c("start", "run", "model") %in% names(v)))
+  }
+  # a setting one function reads is refused by another, naming the reader
+  expect_error(nmf(swimmer(), 3, control = list(eps = 1)),
+               class = "nmfkit_error_control")
+  expect_snapshot(nmf(swimmer(), 3, control = list(eps = 1)), error = TRUE)
+})
