@@ -26,6 +26,9 @@ print_extra.nmfkit_manifold <- function(x, ...) {
               sign, graph_label(x)))
   sizes <- tabulate(x$labels, x$rank)
   cat(sprintf("cluster sizes: %s\n", paste(sizes, collapse = ", ")))
+  if (inherits(x$data, "dgCMatrix") && x$method != "gnmf") {
+    cat("sparse data densified for the ALM solver\n")
+  }
   if (!identical(x$preprocess$method, "none")) {
     cat(sprintf("data preprocessed: %s\n", x$preprocess$method))
   }
