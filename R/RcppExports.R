@@ -29,6 +29,10 @@ r_knn_graph <- function(x, k, weight, threads) {
     .Call(`_nmfkit_r_knn_graph`, x, k, weight, threads)
 }
 
+r_knn_affinity <- function(idx, dist2, mean_dist, weight) {
+    .Call(`_nmfkit_r_knn_affinity`, idx, dist2, mean_dist, weight)
+}
+
 r_gnmf <- function(x, graph, w, h, lambda, control, callback) {
     .Call(`_nmfkit_r_gnmf`, x, graph, w, h, lambda, control, callback)
 }

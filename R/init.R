@@ -25,7 +25,11 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
   }
   # (the stored values of a dgCMatrix directly: Matrix's sum() method
   # costs more than the sum)
-  total <- if (inherits(x, "dgCMatrix")) sum(x@x) else sum(x)
+  vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  total <- sum(vals)
+  # signed data (the manifold ALM methods): the typical magnitude, so the
+  # scale below is a real number; nonnegative data are unchanged
+  if (length(vals) && min(vals) < 0) total <- sum(abs(vals))
   x_mean <- total / (as.double(nrow(x)) * ncol(x))
   if (init == "random") {
     high <- sqrt(x_mean / rank)

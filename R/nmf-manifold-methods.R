@@ -26,6 +26,9 @@ print_extra.nmfkit_manifold <- function(x, ...) {
               sign, graph_label(x)))
   sizes <- tabulate(x$labels, x$rank)
   cat(sprintf("cluster sizes: %s\n", paste(sizes, collapse = ", ")))
+  if (inherits(x$data, "dgCMatrix") && x$method != "gnmf") {
+    cat("sparse data densified for the ALM solver\n")
+  }
   if (!identical(x$preprocess$method, "none")) {
     cat(sprintf("data preprocessed: %s\n", x$preprocess$method))
   }
@@ -53,8 +56,8 @@ print_extra.nmfkit_manifold <- function(x, ...) {
 summary.nmfkit_manifold <- function(object, ...) {
   check_dots_empty()
   out <- NextMethod()
-  out$relative_error <- sqrt(sum(stats::residuals(object)^2) /
-                               sum(as.matrix(object$data)^2))
+  out$relative_error <- if (is.null(object$data)) NA_real_ else
+    sqrt(sum(stats::residuals(object)^2) / sum(as.matrix(object$data)^2))
   out$method <- method_label(object)
   out$cluster_sizes <- tabulate(object$labels, object$rank)
   out$graph <- graph_label(object)
@@ -168,7 +171,7 @@ plot.nmfkit_manifold <- function(x, type = c("graph", "basis", "coef", "loss"),
   type <- check_choice(type, c("graph", "basis", "coef", "loss"))
   if (type != "graph") return(NextMethod(type = type))
   coords <- check_choice(coords, c("auto", "first2", "mds"))
-  data <- as.matrix(x$data)
+  data <- as.matrix(model_data(x))
   if (coords == "auto") coords <- if (nrow(data) <= 2L) "first2" else "mds"
   xy <- if (coords == "first2" || nrow(data) < 2L) {
     t(data[seq_len(min(2L, nrow(data))), , drop = FALSE])

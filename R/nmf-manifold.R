@@ -36,14 +36,36 @@
 #'   reconstruction in its specification, and its gains over RMNMF are not
 #'   verified (see `bench/manifold.R`). These use `n x n` dense buffers.
 #'
+#' The ALM methods stop when, after `min_iter` iterations, the scaled
+#' residual is at most `tol` or the fit has stalled: residual at most `1e-3`
+#' and the objective changed by at most `1e-4` (relative) in one iteration.
+#' The last value of the `loss` trace is the objective of the final factors,
+#' so fits from different starts compare by it (lower is better).
+#'
+#' How many starts: GNMF starts at random and is non-convex, run 10 or more
+#' starts (Cai et al. average 10-30) and keep the lowest objective; RMNMF,
+#' SMRMF and f-SMRMF start from NNDSVD, which is deterministic up to its
+#' randomized SVD, so one start usually suffices and 3-5 guard against an
+#' unlucky SVD sketch; with `init = "random"` or `"kmeans"` run 10.
+#'
+#' The model `x ~ F G'` has no intercept: a cluster around the origin has a
+#' near-zero column of `F` and any point near the origin fits it and every
+#' other cluster about equally, so on signed data centred at the origin
+#' (e.g. three Gaussian blobs, one at 0) the ALM methods can miss such a
+#' cluster. `preprocess = "minmax"` moves the data away from the origin.
+#'
 #' Scale matters for `"rmnmf"`: the prox threshold `1 / mu` is in data units,
 #' so the fit of `c * x` is not `c` times the fit of `x`. Nothing is rescaled
 #' silently; `preprocess = "minmax"` maps each feature to `[0, 1]` (the
 #' paper's protocol) and is recorded in the fit. GNMF fits are equivariant:
 #' `c * x` gives the same iterations and `c` times the coefficients.
 #'
-#' The graph: for each point its `k` nearest other points (Euclidean, exact,
-#' ties to the lower index), weighted 1 (`"binary"`), by the heat kernel
+#' The graph: for each point its `k` nearest other points (Euclidean, ties
+#' to the lower index; exact up to 5000 points and for sparse `x` at any
+#' size, by blocks of sparse products that never densify `x`; above 5000
+#' dense points, found by HNSW (package RcppHNSW) and measured exactly, with
+#' the heat kernel's `t` estimated from 1000 anchor points), weighted 1
+#' (`"binary"`), by the heat kernel
 #' `exp(-d^2 / (2 t^2))` with `t` the mean of all pairwise distances
 #' (`"heat"`, Cai's `constructW`), or `exp(-d^2 / (s_i s_j))` with `s_i` the
 #' distance to the `k`-th neighbour (`"selftune"`); symmetrised by
@@ -51,7 +73,9 @@
 #'
 #' @param x Data, features x points: a numeric matrix, numeric data frame or
 #'   `dgCMatrix`. Nonnegative for `"gnmf"` (after `preprocess`); any sign for
-#'   the others (densified).
+#'   the others, which densify it (a sparse `x` is refused with an error of
+#'   class `nmfkit_error_memory` when the dense buffers would exceed the
+#'   memory available; GNMF keeps it sparse).
 #' @param rank Number of clusters `c`.
 #' @param method `"rmnmf"`, `"gnmf"`, `"smrmf"` or `"fsmrmf"`.
 #' @param lambda Weight of the graph penalty, at least 0; `NULL` means 100
@@ -72,6 +96,13 @@
 #'   constant features to 0).
 #' @param control [nmf_control()] settings: `max_iter` (default 1000),
 #'   `tol` (default per method, see above), `threads`, `verbose`.
+#' @param nrun Number of fits to run; the one with the lowest final
+#'   objective is kept (as in [nmf()]: the runs after the first start from
+#'   `"random"`, all starts drawn first from R's RNG). See "Starts" above
+#'   for how many each method needs.
+#' @param keep_data Keep a reference to the (preprocessed) data in the fit
+#'   for [fitted()], [residuals()] and `plot(type = "graph")`; with `FALSE`
+#'   pass them the data as `x`.
 #' @param ... Variant knobs (also accepted inside `control`); a knob the
 #'   method does not read is an error. All methods: `min_iter` (30) and
 #'   `labels` (`"argmax"` or `"kmeans"` on `G`). The ALM methods
@@ -123,7 +154,8 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
                          weight = c("binary", "heat", "selftune"), graph = NULL,
                          init = c("nndsvd", "random", "kmeans"),
                          exemplars = 0.1, preprocess = c("none", "minmax"),
-                         control = nmf_control(max_iter = 1000), ...) {
+                         control = nmf_control(max_iter = 1000), nrun = 1L,
+                         keep_data = TRUE, ...) {
   call <- match.call()
   method <- check_choice(method, c("rmnmf", "gnmf", "smrmf", "fsmrmf"))
   weight <- check_choice(weight, c("binary", "heat", "selftune"))
@@ -133,6 +165,8 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
   init <- check_choice(init, c("nndsvd", "random", "kmeans"))
   preprocess <- check_choice(preprocess, c("none", "minmax"))
   control <- manifold_control(control, method, list(...))
+  nrun <- check_count(nrun, min = 1)
+  check_flag(keep_data)
   prep <- manifold_data(x, method, preprocess)
   x <- prep$x
   n <- ncol(x)
@@ -144,10 +178,12 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
   rank <- check_rank(rank, max_rank,
                      why = if (init == "nndsvd") "{.code min(dim(x))}, for NNDSVD"
                            else "the number of points - 1")
-  lambda <- check_number(lambda %||% if (method == "gnmf") 100 else 1, min = 0)
+  lambda <- check_number(lambda %||% if (method == "gnmf") 100 else 1, min = 0,
+                         arg = "lambda")
   k_default <- if (method %in% c("gnmf", "rmnmf")) 5L else round(sqrt(n))
   if (is.null(graph)) {
-    k <- check_count(k %||% k_default, min = 1, max = n - 1, what = "k")
+    k <- check_count(k %||% k_default, min = 1, max = n - 1, arg = "k",
+                     what = "k")
     if (method %in% c("gnmf", "rmnmf")) {
       graph <- knn_graph(x, k, weight, control$threads)
     }
@@ -161,32 +197,15 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
                  "graph")
   }
   n_exemplars <- check_exemplars(exemplars, n)
-  start <- manifold_init(x, rank, init, control$threads)
-
-  fit <- switch(method,
-    gnmf = r_gnmf(x, graph, start$W, start$H, lambda, control,
-                  progress_callback(control)),
-    rmnmf = r_rmnmf(as.matrix(x), graph, start$W, t(start$H), lambda, control,
-                    progress_callback(control)),
-    r_smrmf(as.matrix(x), start$W, t(start$H), lambda, method == "fsmrmf",
-            k, n_exemplars, control, progress_callback(control))
-  )
-  warn_status(fit$status, control, fit$iterations, call)
-  labels <- if (identical(control$labels, "kmeans")) {
-    stats::kmeans(fit$G, rank, nstart = 10)$cluster
-  } else fit$labels + 1L
-  names(labels) <- colnames(x)
-  G <- fit$G
-  dimnames(G) <- list(colnames(x), paste0("nmf", seq_len(rank)))
-  new_nmfkit(fit$W, fit$H, fit$loss, fit$iterations, fit$status, call,
-             control, variant = "manifold", x = x, dimnames = dimnames(x),
-             loss_name = "objective", method = method, lambda = lambda, k = k,
-             weight = weight, labels = labels, G = G, graph = fit$graph,
-             residual = fit$residual, mu = fit$mu,
-             exemplars = fit$exemplars, Z = fit$Z, C = fit$C,
-             preprocess = prep$preprocess,
-             image_dim = prep$image_dim)
+  check_dense_memory(dim(x), method)
+  spec <- list(method = method, lambda = lambda, k = k, weight = weight,
+               graph = graph, n_exemplars = n_exemplars,
+               preprocess = prep$preprocess, image_dim = prep$image_dim,
+               points = colnames(x))
+  fit_variant("manifold", x, rank, init, control, nrun, keep_data, spec,
+              call)
 }
+
 
 # Data of nmf_manifold(): finite numeric, min-max scaled on request, then
 # nonnegative for GNMF. Returns list(x, preprocess, image_dim).
@@ -253,10 +272,12 @@ manifold_control <- function(control, method, knobs,
   control$split <- check_flag(control$split %||% TRUE, arg = "split",
                               call = call)
   control$beta <- num("beta", 1, 0)
-  control$w_g <- if (is.null(control$w_g)) -1 else num("w_g", NULL, 0)
+  # w_g and gamma stay NULL unless set: the core derives them
+  if (!is.null(control$w_g)) control$w_g <- num("w_g", NULL, 0)
   control$mu_z <- num("mu_z", 0.1, 0, strict = TRUE)
-  control$gamma <- if (is.null(control$gamma)) -1 else
-    num("gamma", NULL, 0, strict = TRUE)
+  if (!is.null(control$gamma)) {
+    control$gamma <- num("gamma", NULL, 0, strict = TRUE)
+  }
   control$ds3_max_iter <- check_count(control$ds3_max_iter %||% 3000L,
                                       min = 1, arg = "ds3_max_iter",
                                       call = call, what = "control")
@@ -302,9 +323,73 @@ check_manifold_knobs <- function(control, method, call) {
                "control", call = call)
 }
 
-# The k-NN affinity of the columns of x (sparse).
-knn_graph <- function(x, k, weight, threads) {
-  r_knn_graph(as.matrix(x), k, weight, threads)
+# Points above which the k-NN graph of dense data is found by HNSW: the
+# exact search costs O(m n^2) (about 2 s at this size with 4 features), the
+# approximate one O(m n log n).
+knn_exact_max <- 5000L
+
+# The k-NN affinity of the columns of x (sparse result). Exact up to
+# `exact_max` points, and for sparse data at any size (products of sparse
+# column blocks: x is never densified, the time is O(n^2) distances); above
+# it for dense data, approximate neighbours by HNSW (RcppHNSW) with exact
+# distances to them. Every part stops on Ctrl-C.
+knn_graph <- function(x, k, weight, threads, exact_max = knn_exact_max) {
+  if (inherits(x, "dgCMatrix") || ncol(x) <= exact_max) {
+    if (!inherits(x, "dgCMatrix")) storage.mode(x) <- "double"
+    return(r_knn_graph(x, k, weight, threads))
+  }
+  knn_graph_hnsw(x, k, weight)
+}
+
+# HNSW (Malkov and Yashunin 2020) through RcppHNSW: the index is built one
+# block of points at a time on one thread (so the graph does not depend on
+# the thread count) and searched block by block, R's loop polling for
+# Ctrl-C between blocks. The neighbours found are re-measured exactly and
+# ordered by (distance, index) as in the exact search; for heat weights the
+# mean pairwise distance is that from 1000 evenly spaced anchor points to
+# all points.
+knn_graph_hnsw <- function(x, k, weight, block = 1024L) {
+  storage.mode(x) <- "double"
+  n <- ncol(x)
+  blocks <- split(seq_len(n), ceiling(seq_len(n) / block))
+  ann <- methods::new(RcppHNSW::HnswL2, nrow(x), n, 16L, 200L)
+  for (b in blocks) ann$addItems(t(x[, b, drop = FALSE]))
+  ann$setEf(max(64L, 2L * (k + 1L)))
+  sq <- colSums(x^2)
+  idx <- matrix(0L, k, n)
+  d2 <- matrix(0, k, n)
+  for (b in blocks) {
+    found <- ann$getAllNNsList(t(x[, b, drop = FALSE]), k + 1L, FALSE)$item
+    nb <- t(vapply(seq_along(b), function(q) {
+      i <- found[q, ]
+      i <- i[i != b[q]]
+      i[seq_len(k)]
+    }, integer(k)))
+    dim(nb) <- c(length(b), k)
+    j <- rep(b, k)
+    dd <- pmax(0, sq[j] + sq[nb] - 2 * colSums(x[, j, drop = FALSE] *
+                                               x[, nb, drop = FALSE]))
+    dim(dd) <- dim(nb)
+    for (q in seq_along(b)) {
+      o <- order(dd[q, ], nb[q, ])
+      idx[, b[q]] <- nb[q, o]
+      d2[, b[q]] <- dd[q, o]
+    }
+  }
+  mean_dist <- if (weight == "heat") mean_distance_anchors(x, sq) else 0
+  r_knn_affinity(idx, d2, mean_dist, weight)
+}
+
+# Mean Euclidean distance between 1000 evenly spaced anchors and all points
+# (an estimate of the mean over all n^2 pairs), in blocks of anchors.
+mean_distance_anchors <- function(x, sq, anchors = 1000L) {
+  a <- unique(round(seq(1, ncol(x), length.out = min(anchors, ncol(x)))))
+  total <- 0
+  for (b in split(a, ceiling(seq_along(a) / 100L))) {
+    d2 <- outer(sq[b], sq, "+") - 2 * crossprod(x[, b, drop = FALSE], x)
+    total <- total + sum(sqrt(pmax(d2, 0)))
+  }
+  total / (length(a) * as.double(ncol(x)))
 }
 
 # A user affinity: n x n, finite, symmetric, nonnegative, zero diagonal.
@@ -336,8 +421,9 @@ check_graph <- function(graph, n, arg = "graph", call = rlang::caller_env()) {
                    "x" = "{sum(d != 0)} diagonal entr{?y is/ies are} nonzero; the first at [{which(d != 0)[1]}, {which(d != 0)[1]}]."),
                  "graph", call = call)
   }
-  asym <- max(abs(g - Matrix::t(g)))
-  if (asym > 1e-12 * max(1, max(g@x))) {
+  # (an affinity without edges is valid: it regularises nothing)
+  asym <- if (length(g@x)) max(abs(g - Matrix::t(g))) else 0
+  if (asym > 1e-12 * max(1, g@x)) {
     abort_nmfkit(c("{.arg {arg}} must be symmetric.",
                    "x" = "{.code max(abs(graph - t(graph)))} is {signif(asym, 3)}."),
                  "graph", call = call)
@@ -390,11 +476,94 @@ manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
                        "kernel", "split", "beta", "w_g", "mu_z", "gamma",
                        "ds3_max_iter", "rank_norm", "rank_on", "nbr",
                        "inner_z_iter", "keep_z", "labels")
-declare_settings(
-  "nmf_manifold",
-  settings = stats::setNames(
+manifold_knob_settings <- function() {
+  stats::setNames(
     rep(list(setting(check = function(x, arg, call) x)),
         length(manifold_settings)),
-    manifold_settings),
-  defaults = list(max_iter = 1000)
+    manifold_settings)
+}
+
+# Memory the solver's dense buffers need, in bytes: the ALM methods keep
+# about six m x n matrices (a dense copy of x, E, the multiplier, A and
+# temporaries), SMRMF and f-SMRMF eight n x n ones besides (dissimilarities,
+# Z, C, its multiplier, temporaries); GNMF works on x as given (sparse stays
+# sparse) and needs only k x n and k x m factors.
+dense_bytes <- function(dims, method) {
+  m <- as.double(dims[1])
+  n <- as.double(dims[2])
+  if (method == "gnmf") return(0)
+  8 * (6 * m * n + if (method %in% c("smrmf", "fsmrmf")) 8 * n^2 else 0)
+}
+
+# Bytes of memory available now: MemAvailable of /proc/meminfo (Linux);
+# NA where it cannot be read, and then nothing is checked.
+available_memory <- function(path = "/proc/meminfo") {
+  lines <- tryCatch(suppressWarnings(readLines(path)),
+                    error = function(e) character())
+  line <- grep("^MemAvailable:", lines, value = TRUE)
+  if (length(line) != 1L) return(NA_real_)
+  kb <- suppressWarnings(as.double(gsub("[^0-9]", "", line)))
+  if (is.na(kb)) NA_real_ else kb * 1024
+}
+
+# Refuses, before allocating, a fit whose dense buffers exceed the memory
+# available, naming the size.
+check_dense_memory <- function(dims, method, available = available_memory(),
+                               call = rlang::caller_env()) {
+  need <- dense_bytes(dims, method)
+  if (is.na(available) || need <= available) return(invisible(need))
+  size <- function(b) format(structure(b, class = "object_size"),
+                             units = "auto", standard = "SI", digits = 3)
+  what <- if (method %in% c("smrmf", "fsmrmf")) {
+    sprintf("dense %s x %s data and %s x %s exemplar matrices", dims[1],
+            dims[2], dims[2], dims[2])
+  } else sprintf("dense %s x %s data", dims[1], dims[2])
+  abort_nmfkit(c("{.code method = \"{method}\"} needs about {size(need)} of memory ({what}).",
+                 "x" = "Only {size(available)} of memory is available.",
+                 "i" = "{.code method = \"gnmf\"} keeps sparse data sparse; or use fewer points."),
+               "memory", call = call)
+}
+
+declare_variant(
+  "manifold", fn = "nmf_manifold", label = "Manifold-regularised NMF",
+  loss_name = "objective",
+  settings = manifold_knob_settings(),
+  defaults = list(max_iter = 1000),
+  # the graph and the ALM's penalties are not scale-free: the data are
+  # fitted as given
+  scale = NULL,
+  start = function(x, rank, init, spec, control, full) {
+    manifold_init(x, rank, init, control$threads)
+  },
+  run = function(x, start, spec, control) {
+    switch(spec$method,
+      gnmf = r_gnmf(x, spec$graph, start$W, start$H, spec$lambda, control,
+                    progress_callback(control)),
+      rmnmf = r_rmnmf(as.matrix(x), spec$graph, start$W, t(start$H),
+                      spec$lambda, control, progress_callback(control)),
+      r_smrmf(as.matrix(x), start$W, t(start$H), spec$lambda,
+              spec$method == "fsmrmf", spec$k, spec$n_exemplars, control,
+              progress_callback(control))
+    )
+  },
+  # cluster labels from the codes G (n x k)
+  post = function(fit, x, spec, control) {
+    fit$labels <- if (identical(control$labels, "kmeans")) {
+      stats::kmeans(fit$G, ncol(fit$W), nstart = 10)$cluster
+    } else fit$labels + 1L
+    names(fit$labels) <- spec$points
+    fit
+  },
+  # the ALM methods' basis may be signed: a component is in use when its
+  # basis vector and codes are not zero
+  status_factors = function(fit) list(W = abs(fit$W), H = abs(fit$H)),
+  model = function(fit, spec) {
+    G <- fit$G
+    dimnames(G) <- list(spec$points, paste0("nmf", seq_len(ncol(G))))
+    list(method = spec$method, lambda = spec$lambda, k = spec$k,
+         weight = spec$weight, labels = fit$labels, G = G,
+         graph = fit$graph, residual = fit$residual, mu = fit$mu,
+         exemplars = fit$exemplars, Z = fit$Z, C = fit$C,
+         preprocess = spec$preprocess, image_dim = spec$image_dim)
+  }
 )

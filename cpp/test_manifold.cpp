@@ -300,7 +300,7 @@ TEST_CASE("SMRMF family: Z columns on the simplex, exemplars, 1 == 2 threads") {
                     nmfkit::SmrmfKind::ns}) {
     nmfkit::SmrmfParams p;
     p.kind = kind;
-    p.k = 6;
+    p.neighbours = 6;
     p.exemplars = 6;
     p.alm.max_iter = 40;
     p.ds3_max_iter = 200;
@@ -331,7 +331,7 @@ TEST_CASE("SMRMF nbr options: edges are exemplars' input neighbours") {
       x, k, nmfkit::ZKernel::selftune, 1);
   for (auto nbr : {nmfkit::ZNeighbours::knn, nmfkit::ZNeighbours::knn_kernel}) {
     nmfkit::SmrmfParams p;
-    p.k = k;
+    p.neighbours = k;
     p.exemplars = s;
     p.nbr = nbr;
     p.alm.max_iter = 20;
@@ -361,7 +361,7 @@ TEST_CASE("SMRMF rank_on: exemplars are the rows of Z or of C by norm") {
   nmfkit::NullHooks hooks;
   for (bool on_c : {false, true}) {
     nmfkit::SmrmfParams p;
-    p.k = 6;
+    p.neighbours = 6;
     p.exemplars = 6;
     p.rank_on_c = on_c;
     p.alm.max_iter = 15;

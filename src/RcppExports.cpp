@@ -101,16 +101,30 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_knn_graph
-SEXP r_knn_graph(const Eigen::Map<Eigen::MatrixXd> x, int k, std::string weight, int threads);
+SEXP r_knn_graph(SEXP x, int k, std::string weight, int threads);
 RcppExport SEXP _nmfkit_r_knn_graph(SEXP xSEXP, SEXP kSEXP, SEXP weightSEXP, SEXP threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
     Rcpp::traits::input_parameter< int >::type k(kSEXP);
     Rcpp::traits::input_parameter< std::string >::type weight(weightSEXP);
     Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
     rcpp_result_gen = Rcpp::wrap(r_knn_graph(x, k, weight, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_knn_affinity
+SEXP r_knn_affinity(const Eigen::Map<Eigen::MatrixXi> idx, const Eigen::Map<Eigen::MatrixXd> dist2, double mean_dist, std::string weight);
+RcppExport SEXP _nmfkit_r_knn_affinity(SEXP idxSEXP, SEXP dist2SEXP, SEXP mean_distSEXP, SEXP weightSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXi> >::type idx(idxSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type dist2(dist2SEXP);
+    Rcpp::traits::input_parameter< double >::type mean_dist(mean_distSEXP);
+    Rcpp::traits::input_parameter< std::string >::type weight(weightSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_knn_affinity(idx, dist2, mean_dist, weight));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -464,6 +478,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
     {"_nmfkit_r_normalize_columns", (DL_FUNC) &_nmfkit_r_normalize_columns, 1},
     {"_nmfkit_r_knn_graph", (DL_FUNC) &_nmfkit_r_knn_graph, 4},
+    {"_nmfkit_r_knn_affinity", (DL_FUNC) &_nmfkit_r_knn_affinity, 4},
     {"_nmfkit_r_gnmf", (DL_FUNC) &_nmfkit_r_gnmf, 7},
     {"_nmfkit_r_rmnmf", (DL_FUNC) &_nmfkit_r_rmnmf, 7},
     {"_nmfkit_r_max_assignment", (DL_FUNC) &_nmfkit_r_max_assignment, 1},

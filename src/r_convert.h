@@ -154,12 +154,16 @@ inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
        {"sigma_i", nmfkit::ZKernel::sigma_i},
        {"euclidean", nmfkit::ZKernel::euclidean}},
       "kernel");
-  p.k = k;
+  p.neighbours = k;
   p.exemplars = exemplars;
   p.beta = ctrl_dbl(control, "beta");
-  p.w_g = ctrl_dbl(control, "w_g");
+  // w_g and gamma are NULL (absent) unless the user set them: the core
+  // then derives them (nmfkit::SmrmfParams)
+  if (control.containsElementNamed("w_g") && !Rf_isNull(control["w_g"]))
+    p.w_g = ctrl_dbl(control, "w_g");
   p.mu_z = ctrl_dbl(control, "mu_z");
-  p.gamma = ctrl_dbl(control, "gamma");
+  if (control.containsElementNamed("gamma") && !Rf_isNull(control["gamma"]))
+    p.gamma = ctrl_dbl(control, "gamma");
   p.ds3_max_iter = ctrl_int(control, "ds3_max_iter");
   p.rank_linf = Rcpp::as<std::string>(control["rank_norm"]) == "linf";
   p.rank_on_c = Rcpp::as<std::string>(control["rank_on"]) == "c";

@@ -26,11 +26,36 @@ Rcpp::List manifold_list(const nmfkit::ManifoldResult& r) {
 
 }  // namespace
 
-// k-NN affinity of the columns of x (dense), symmetrised, as a dgCMatrix.
+// Exact k-NN affinity of the columns of x (a dense matrix or a dgCMatrix,
+// kept sparse), symmetrised, as a dgCMatrix; Ctrl-C stops it.
 // [[Rcpp::export]]
-SEXP r_knn_graph(const Eigen::Map<Eigen::MatrixXd> x, int k,
-                 std::string weight, int threads) {
-  return Rcpp::wrap(nmfkit::knn_graph(x, k, graph_weight(weight), threads));
+SEXP r_knn_graph(SEXP x, int k, std::string weight, int threads) {
+  nmfkit_r::RHooks hooks;
+  const nmfkit::GraphWeight w = graph_weight(weight);
+  nmfkit::SpMat g;
+  if (Rf_isS4(x)) {
+    const nmfkit::SpMat xs = Rcpp::as<nmfkit_r::MapSp>(x);
+    g = nmfkit::knn_graph(xs, k, w, threads, &hooks);
+  } else {
+    const nmfkit_r::MapMat xd = Rcpp::as<nmfkit_r::MapMat>(x);
+    g = nmfkit::knn_graph(xd, k, w, threads, &hooks);
+  }
+  hooks.finish();
+  return Rcpp::wrap(g);
+}
+
+// The k-NN affinity from neighbours found elsewhere (the approximate search
+// for large n): idx (k x n, 1-based), their squared distances, and the mean
+// pairwise distance of the heat kernel.
+// [[Rcpp::export]]
+SEXP r_knn_affinity(const Eigen::Map<Eigen::MatrixXi> idx,
+                    const Eigen::Map<Eigen::MatrixXd> dist2, double mean_dist,
+                    std::string weight) {
+  nmfkit::Knn nb;
+  nb.idx = idx.array() - 1;
+  nb.dist2 = dist2;
+  nb.mean_dist = mean_dist;
+  return Rcpp::wrap(nmfkit::knn_affinity(nb, graph_weight(weight)));
 }
 
 // [[Rcpp::export]]

@@ -28,3 +28,15 @@ gnmf_objective <- function(x, W, H, s, lambda) {
   lap <- diag(rowSums(s)) - s
   sum((x - W %*% H)^2) + lambda * sum(diag(H %*% lap %*% t(H)))
 }
+
+# Three Gaussian blobs (4 features, 60 points each, sd 0.3) at the corners
+# of an equilateral triangle of side 3 centred at the origin: signed data,
+# clusters k-means separates perfectly.
+three_blobs <- function() {
+  a <- c(90, 210, 330) * pi / 180
+  centres <- rbind(sqrt(3) * cos(a), sqrt(3) * sin(a), 0, 0)
+  y <- rep(1:3, each = 60)
+  x <- centres[, y] + matrix(stats::rnorm(4 * 180, sd = 0.3), 4)
+  attr(x, "labels") <- y
+  x
+}

@@ -86,3 +86,44 @@ test_that("Ctrl-C stops predict(), stratified predict, Chamfer and NNDSVD", {
     if (!caught) break
   }
 })
+
+# The manifold setups: the exact k-NN graph (O(m n^2)), the HNSW graph of
+# large dense data and SMRMF's exemplar start (DS3 on n x n matrices), each
+# long before a solver's first iteration.
+manifold_interrupt_cases <- function() {
+  list(
+    knn_exact = function() {
+      x <- matrix(stats::runif(20 * 30000), 20)
+      function() nmfkit:::r_knn_graph(x, 10L, "binary", 1L)
+    },
+    knn_hnsw = function() {
+      x <- matrix(stats::runif(10 * 300000), 10)
+      function() nmfkit:::knn_graph(x, 10L, "binary", 1L)
+    },
+    smrmf_start = function() {
+      x <- matrix(stats::rnorm(5 * 2000), 5)
+      function() nmfkit::nmf_manifold(x, 3, method = "smrmf")
+    }
+  )
+}
+
+test_that("Ctrl-C stops the k-NN graphs and SMRMF's exemplar start", {
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  cases <- manifold_interrupt_cases()
+  p <- callr::r_bg(run_cases, args = list(cases = cases),
+                   libpath = .libPaths(), stdout = "|", stderr = "|")
+  on.exit(p$kill(), add = TRUE)
+  state <- new.env()
+  state$out <- ""
+  for (nm in names(cases)) {
+    started <- wait_for(p, state, paste("go", nm), 60)
+    expect_true(started, info = nm)
+    if (!started) break
+    Sys.sleep(1)
+    p$interrupt()
+    caught <- wait_for(p, state, paste("caught", nm), 3)
+    expect_true(caught, info = paste(nm, "was not interrupted"))
+    if (!caught) break
+  }
+})

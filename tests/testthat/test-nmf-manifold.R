@@ -363,3 +363,106 @@ test_that("a knob the method does not read is an error", {
   expect_error(nmf_manifold(x, 2, method = "smrmf", inner_z_iter = 0),
                class = "nmfkit_error_control")
 })
+
+test_that("every method finds three separated blobs and stops before the cap", {
+  for (m in c("gnmf", "rmnmf", "smrmf", "fsmrmf")) {
+    accs <- iters <- numeric(3)
+    for (s in 1:3) {
+      set.seed(s)
+      x <- three_blobs()
+      xx <- if (m == "gnmf") x - min(x) else x
+      fit <- nmf_manifold(xx, 3, method = m)
+      accs[s] <- cluster_acc(attr(x, "labels"), clusters(fit))
+      iters[s] <- fit$iterations
+      if (m != "gnmf") expect_identical(fit$status, "converged")
+    }
+    expect_gte(min(accs), 0.97, label = paste(m, "accuracy"))
+    if (m != "gnmf") expect_true(all(iters < 1000), info = m)
+  }
+})
+
+test_that("a stalled ALM fit stops, and its last loss is its objective", {
+  set.seed(21)
+  x <- three_blobs()
+  fit <- nmf_manifold(x, 3, method = "rmnmf")
+  expect_lt(fit$iterations, 1000)
+  g <- as.matrix(fit$graph)
+  lap <- diag(rowSums(g)) - g
+  obj <- sum(sqrt(colSums((x - fit$W %*% t(fit$G))^2))) +
+    fit$lambda * sum(diag(t(fit$G) %*% lap %*% fit$G))
+  expect_equal(tail(fit$loss, 1), obj, tolerance = 1e-10)
+})
+
+test_that("errors name k and lambda; signed data and empty graphs warn nothing", {
+  set.seed(22)
+  x <- matrix(rnorm(3 * 20), 3, 20)
+  expect_error(nmf_manifold(x, 2, k = 0), "`k` must be", class = "nmfkit_error_k")
+  expect_error(nmf_manifold(x, 2, k = 0.5), "`k` must be")
+  expect_error(nmf_manifold(x, 2, lambda = -1), "`lambda` must be",
+               class = "nmfkit_error")
+  expect_error(nmf_manifold(abs(x), 2, method = "gnmf", lambda = "a"),
+               "`lambda` must be")
+  x <- x - 1  # a negative mean: the NNDSVD scale was sqrt(negative)
+  expect_no_warning(nmf_manifold(x, 2, control = nmf_control(max_iter = 5)))
+  expect_no_warning(nmf_manifold(x, 2, method = "smrmf",
+                                 control = nmf_control(max_iter = 5)))
+  expect_no_warning(nmf_manifold(abs(x), 2, method = "gnmf",
+                                 graph = matrix(0, 20, 20),
+                                 control = nmf_control(max_iter = 5)))
+})
+
+test_that("the k-NN graph of sparse data is the dense one, without densifying", {
+  set.seed(23)
+  x <- Matrix::rsparsematrix(30, 120, 0.2)
+  x@x <- abs(x@x)
+  for (w in c("binary", "heat", "selftune")) {
+    gs <- nmfkit:::knn_graph(x, 5L, w, 2L)
+    expect_equal(gs, nmfkit:::knn_graph(as.matrix(x), 5L, w, 1L),
+                 tolerance = 1e-12)
+    expect_equal(as.matrix(gs), knn_reference(as.matrix(x), 5L, w),
+                 tolerance = 1e-10, ignore_attr = TRUE)
+  }
+  set.seed(1)
+  fs <- nmf_manifold(x, 2, method = "gnmf", control = nmf_control(max_iter = 20))
+  set.seed(1)
+  fd <- nmf_manifold(as.matrix(x), 2, method = "gnmf",
+                     control = nmf_control(max_iter = 20))
+  expect_s4_class(fs$data, "dgCMatrix")
+  expect_equal(fs$G, fd$G, tolerance = 1e-10)
+})
+
+test_that("above the exact size the graph comes from HNSW, nearly exact", {
+  set.seed(24)
+  x <- matrix(runif(3 * 600), 3, 600)
+  for (w in c("binary", "heat")) {
+    exact <- nmfkit:::knn_graph(x, 5L, w, 1L)
+    approx <- nmfkit:::knn_graph(x, 5L, w, 1L, exact_max = 100L)
+    expect_s4_class(approx, "dgCMatrix")
+    expect_equal(as.matrix(approx), t(as.matrix(approx)))
+    same <- (as.matrix(exact) > 0) == (as.matrix(approx) > 0)
+    expect_gt(mean(same[as.matrix(exact) > 0]), 0.98)
+    # weights of the shared edges: exact distances, t close to the exact mean
+    both <- as.matrix(exact) > 0 & as.matrix(approx) > 0
+    expect_equal(as.matrix(approx)[both], as.matrix(exact)[both],
+                 tolerance = if (w == "heat") 0.02 else 0)
+  }
+  expect_identical(nmfkit:::knn_graph(x, 5L, "binary", 1L, exact_max = 100L),
+                   nmfkit:::knn_graph(x, 5L, "binary", 2L, exact_max = 100L))
+})
+
+test_that("dense fits too large for memory are refused, naming the size", {
+  expect_error(nmfkit:::check_dense_memory(c(40000, 20000), "rmnmf",
+                                           available = 4e9),
+               "38.4 GB", class = "nmfkit_error_memory")
+  expect_error(nmfkit:::check_dense_memory(c(10, 30000), "smrmf",
+                                           available = 4e9),
+               class = "nmfkit_error_memory")
+  expect_identical(nmfkit:::check_dense_memory(c(40000, 20000), "gnmf",
+                                               available = 4e9), 0)
+  expect_no_error(nmfkit:::check_dense_memory(c(40000, 20000), "rmnmf",
+                                              available = NA_real_))
+  expect_true(is.na(nmfkit:::available_memory(tempfile())))
+  if (file.exists("/proc/meminfo")) {
+    expect_gt(nmfkit:::available_memory(), 0)
+  }
+})

@@ -1,8 +1,9 @@
 // Neighbourhood graphs for manifold regularisation (Cai's constructW
-// semantics): exact k nearest neighbours of every column by blocked distance
-// products, binary / heat / self-tuning weights, symmetrised by max(W, W'),
-// no self-loops, and the sparse graph Laplacian L = D - W. Nothing here is
-// n x n dense: each block of queries holds a block x n slab of distances.
+// semantics): exact k nearest neighbours of every column (point) of the
+// m x n data by blocked distance products, dense or sparse; binary / heat /
+// self-tuning weights, symmetrised by max(W, W'), no self-loops; and the
+// sparse graph Laplacian L = D - W. Nothing here is n x n dense: each block
+// of queries holds an n x block slab of distances.
 #pragma once
 
 #include <algorithm>
@@ -26,29 +27,70 @@ enum class GraphWeight { binary, heat, selftune };
 /// nearest neighbour of column j (0-based), dist2 its squared distance,
 /// ascending, ties broken by the lower index. mean_dist is the mean of all
 /// n^2 Euclidean distances (diagonal zeros included), filled on request.
+/// `interrupted`: the host stopped the search and the rest is unset.
 struct Knn {
   Eigen::MatrixXi idx;
   Mat dist2;
   double mean_dist = 0.0;
+  bool interrupted = false;
 };
 
-/// Exact k nearest neighbours of the columns of x (p x n), 1 <= k < n.
-/// Distances come from ||a||^2 + ||b||^2 - 2 a'b on blocks of columns, in
-/// fixed chunks, so any thread count gives the same graph.
-inline Knn knn(const Eigen::Ref<const Mat>& x, int k, int threads,
-               bool want_mean = false) {
+namespace detail {
+
+/// Squared norms of the columns of a dense or sparse matrix.
+template <class M>
+Vec column_sq_norms(const M& x) {
+  Vec sq(x.cols());
+  for (Index j = 0; j < x.cols(); ++j) sq[j] = x.col(j).squaredNorm();
+  return sq;
+}
+
+/// Inner products of every column with columns [b, b + l): the n x l slab
+/// a'b, by a dense product, or for sparse data by a sparse product (xt is
+/// x' stored by columns), so sparse data are never densified beyond the slab.
+inline void inner_slab(const Eigen::Ref<const Mat>& x, const Mat& /*xt*/,
+                       Index b, Index l, Mat& d2) {
+  d2.noalias() = x.transpose() * x.middleCols(b, l);
+}
+inline void inner_slab(const SpMat& x, const SpMat& xt, Index b, Index l,
+                       Mat& d2) {
+  d2 = Mat(xt * x.middleCols(b, l));
+}
+
+inline Mat transpose_for_slabs(const Eigen::Ref<const Mat>&) { return Mat(); }
+inline SpMat transpose_for_slabs(const SpMat& x) { return x.transpose(); }
+
+/// Slabs of at most 256 columns: the n x 256 distance buffer per worker
+/// stays small for any n (64 chunks below 16384 points, as before).
+inline ChunkShape knn_chunks(Index n) {
+  return ChunkShape{16, std::max<Index>(64, (n + 255) / 256)};
+}
+
+}  // namespace detail
+
+/// Exact k nearest neighbours of the columns of x (p x n, dense or sparse),
+/// 1 <= k < n. Distances come from ||a||^2 + ||b||^2 - 2 a'b on slabs of
+/// columns, in fixed chunks, so any thread count gives the same graph. The
+/// cost is O(p n^2): the host is asked between groups of slabs (Hooks
+/// contract), so a large search stops within a fraction of a second.
+template <class M, class Hooks = NullHooks>
+Knn knn(const M& x, int k, int threads, bool want_mean = false,
+        Hooks* hooks = nullptr) {
   const Index n = x.cols();
   require(k >= 1 && k < n, "knn: k must be in [1, n - 1]");
-  const Vec sq = x.colwise().squaredNorm().transpose();
+  const Vec sq = detail::column_sq_norms(x);
+  const auto xt = detail::transpose_for_slabs(x);
   Knn out;
   out.idx.resize(k, n);
   out.dist2.resize(k, n);
-  const Index len = detail::chunk_length(n);
+  const detail::ChunkShape shape = detail::knn_chunks(n);
+  const Index len = detail::chunk_length(n, shape);
   std::vector<double> dist_sum(static_cast<size_t>((n + len - 1) / len), 0.0);
-  detail::for_chunks(
-      n, threads,
+  const bool done = detail::for_chunks_hooked(
+      n, threads, hooks,
       [&](Index b, Index l) {
-        Mat d2 = x.transpose() * x.middleCols(b, l);  // n x l: a'b
+        Mat d2(n, l);
+        detail::inner_slab(x, xt, b, l, d2);
         std::vector<int> order(static_cast<size_t>(n));
         double s = 0.0;
         for (Index q = 0; q < l; ++q) {
@@ -76,7 +118,8 @@ inline Knn knn(const Eigen::Ref<const Mat>& x, int k, int threads,
         }
         dist_sum[static_cast<size_t>(b / len)] = s;
       },
-      2.0 * static_cast<double>(x.rows()) * n * n);
+      2.0 * static_cast<double>(x.rows()) * n * n, shape);
+  out.interrupted = !done;
   if (want_mean) {
     double s = 0.0;
     for (double v : dist_sum) s += v;
@@ -104,11 +147,13 @@ inline SpMat symmetric_graph(Index n, const std::vector<Eigen::Triplet<double>>&
   return w;
 }
 
-/// k-NN affinity graph of the columns of x (constructW semantics).
-inline SpMat knn_graph(const Eigen::Ref<const Mat>& x, int k,
-                       GraphWeight weight, int threads) {
-  const Index n = x.cols();
-  const Knn nb = knn(x, k, threads, weight == GraphWeight::heat);
+/// k-NN affinity graph (constructW semantics) from the neighbours of every
+/// point, however they were found (exactly, or by an approximate search
+/// for large n): nb.idx, nb.dist2 (k x n) and, for heat weights,
+/// nb.mean_dist.
+inline SpMat knn_affinity(const Knn& nb, GraphWeight weight) {
+  const Index n = nb.idx.cols();
+  const int k = static_cast<int>(nb.idx.rows());
   std::vector<Eigen::Triplet<double>> edges;
   edges.reserve(static_cast<size_t>(n) * k);
   const double t2 = 2.0 * nb.mean_dist * nb.mean_dist;
@@ -128,6 +173,17 @@ inline SpMat knn_graph(const Eigen::Ref<const Mat>& x, int k,
     }
   }
   return symmetric_graph(n, edges);
+}
+
+/// Exact k-NN affinity graph of the columns of x (dense or sparse). An
+/// interrupted search returns an empty graph with `interrupted` set.
+template <class M, class Hooks = NullHooks>
+SpMat knn_graph(const M& x, int k, GraphWeight weight, int threads,
+                Hooks* hooks = nullptr, bool* interrupted = nullptr) {
+  const Knn nb = knn(x, k, threads, weight == GraphWeight::heat, hooks);
+  if (interrupted != nullptr) *interrupted = nb.interrupted;
+  if (nb.interrupted) return SpMat(x.cols(), x.cols());
+  return knn_affinity(nb, weight);
 }
 
 /// Degrees (row sums) of a symmetric affinity.

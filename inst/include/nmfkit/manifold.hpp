@@ -1,8 +1,9 @@
 // Manifold-regularised matrix factorisation: GNMF (Cai et al. 2011,
 // multiplicative updates with a graph penalty) and RMNMF (Huang et al. 2014,
 // an augmented-Lagrangian method for the 2,1-norm loss with an orthonormal
-// cluster indicator). Points are the columns of X (p x n); the papers'
-// X ~ F G' has F = W (p x c) and G = H' (n x c). Graphs are sparse: no
+// cluster indicator). Points are the columns of X (m x n: m features, n
+// points); the papers' X ~ F G' has F = W (m x k) and G = H' (n x k) for k
+// components (clusters). Graphs are sparse: no
 // n x n buffer anywhere. Each solver is an update step run by the one loop
 // driver (driver.hpp).
 #pragma once
@@ -20,8 +21,8 @@
 
 namespace nmfkit {
 
-/// Result of a manifold solver: W = F (p x c), H (c x n, nonnegative), the
-/// cluster indicator G (n x c; for GNMF H'), the loss trace (the objective),
+/// Result of a manifold solver: W = F (m x k), H (k x n, nonnegative), the
+/// cluster indicator G (n x k; for GNMF H'), the loss trace (the objective),
 /// and for the ALM solvers the residual and penalty traces.
 struct ManifoldResult : Result {
   Mat G;
@@ -54,19 +55,27 @@ struct AlmParams {
   int max_iter = 1000;
   int min_iter = 30;
   double tol = 1e-8;
+  // A fit whose scaled residual is at most stall_res and whose objective
+  // changed by at most stall_obj (relative) in the last iteration has
+  // converged too: once mu is large the iterates freeze with the residual
+  // near 1e-4 (the G >= 0, G'G = I split is never met exactly), so the
+  // residual test alone ran every fit to max_iter.
+  double stall_res = 1e-3;
+  double stall_obj = 1e-4;
   bool sign_compat = false;  // + (lambda/mu) L H in the G step (author code)
   int threads = 1;
 };
 
 namespace detail {
 
-/// Cai's NormalizeUV: columns of W to unit 2-norm, rows of H scaled back.
-inline void normalize_columns(Mat& wt, Mat& h) {
-  for (Index k = 0; k < wt.rows(); ++k) {
-    const double nk = wt.row(k).norm();
-    if (nk > 0.0) {
-      wt.row(k) /= nk;
-      h.row(k) *= nk;
+/// Cai's NormalizeUV on W' (k x m): rows of W' (the columns of W) to unit
+/// 2-norm, the rows of H scaled back, so W H is unchanged.
+inline void normalize_rows(Mat& wt, Mat& h) {
+  for (Index r = 0; r < wt.rows(); ++r) {
+    const double nr = wt.row(r).norm();
+    if (nr > 0.0) {
+      wt.row(r) /= nr;
+      h.row(r) *= nr;
     }
   }
 }
@@ -79,9 +88,9 @@ inline void normalize_columns(Mat& wt, Mat& h) {
 template <class DataT, class Hooks = NullHooks>
 ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
                     const Mat& h0, const GnmfParams& p, Hooks& hooks) {
-  const Index m = x.rows(), n = x.cols(), c = w0.cols();
-  require(w0.rows() == m && h0.rows() == c && h0.cols() == n && c >= 1,
-          "gnmf: W must be p x c and H c x n");
+  const Index m = x.rows(), n = x.cols(), k = w0.cols();
+  require(w0.rows() == m && h0.rows() == k && h0.cols() == n && k >= 1,
+          "gnmf: W must be m x k and H k x n");
   require(graph.rows() == n && graph.cols() == n, "gnmf: graph must be n x n");
   require(p.max_iter >= 1 && p.min_iter >= 0 && p.tol >= 0 &&
               p.lambda >= 0 && p.threads >= 1,
@@ -90,20 +99,20 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
   const SpMat sw = p.lambda * graph;
   const Vec deg = degrees(sw);
   const double x2 = x.sq_norm();
-  const double work = 2.0 * x.stored() * c;
+  const double work = 2.0 * x.stored() * k;
 
   ManifoldResult r;
-  Mat wt;  // c x p
+  Mat wt;  // k x m
   detail::transpose_chunks(w0, wt, p.threads);
   Mat& h = r.H;
   h = h0;
-  detail::normalize_columns(wt, h);
+  detail::normalize_rows(wt, h);
   Mat wtx, xht, num, den;
   x.left_mult(wt, wtx, p.threads);
   auto objective = [&]() {
     const double hx = detail::sum_chunks(n, p.threads, [&](Index j) {
       return h.col(j).dot(wtx.col(j));
-    }, 2.0 * c * n);
+    }, 2.0 * k * n);
     const Mat wtw = wt * wt.transpose();
     const Mat hht = h * h.transpose();
     const double fit = std::max(0.0, x2 - 2.0 * hx + wtw.cwiseProduct(hht).sum());
@@ -128,7 +137,7 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
       den.middleCols(b, l) = de;
     }, work);
     h.array() *= num.array() / den.array().max(p.eps);
-    x.left_mult_t(h, xht, p.threads);  // H X', c x p
+    x.left_mult_t(h, xht, p.threads);  // H X', k x m
     const Mat hht = h * h.transpose();
     detail::for_chunks(m, p.threads, [&](Index b, Index l) {
       const Mat de = hht * wt.middleCols(b, l);
@@ -142,10 +151,10 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
                       (mean_fit - j) / mean_fit <= p.tol;
     return StepOutcome{j, done};
   };
-  num.resize(c, n);
-  den.resize(c, n);
+  num.resize(k, n);
+  den.resize(k, n);
   drive(p.max_iter, hooks, r, step);
-  detail::normalize_columns(wt, h);
+  detail::normalize_rows(wt, h);
   detail::transpose_chunks(wt, r.W, p.threads);
   detail::transpose_chunks(h, r.G, p.threads);
   r.graph = graph;
@@ -156,8 +165,8 @@ namespace detail {
 
 /// The ALM variables of RMNMF (and SMRMF's factorisation block) and its
 /// steps, each the exact minimiser of the augmented Lagrangian in one
-/// variable: E (p x n), F (p x c), H, G (n x c), multipliers Gam (p x n),
-/// Sig (n x c), penalty mu.
+/// variable: E (m x n), F (m x k), H, G (n x k), multipliers Gam (m x n),
+/// Sig (n x k), penalty mu.
 struct AlmState {
   Mat F, G, H, E, Gam, Sig, A;
   double mu = 1e-3;
@@ -267,18 +276,30 @@ struct AlmState {
   }
 };
 
+/// The ALM stopping rule after iteration `it` with residual `res` and
+/// objective `loss` (`trace`: the objectives before it): the residual is
+/// at most tol, or the fit has stalled (residual <= stall_res and
+/// |J_t - J_(t-1)| <= stall_obj J_t), in both cases after min_iter.
+inline bool alm_converged(const AlmParams& p, int it, double res, double loss,
+                          const std::vector<double>& trace) {
+  if (it < p.min_iter) return false;
+  if (res <= p.tol) return true;
+  return res <= p.stall_res && !trace.empty() &&
+         std::abs(loss - trace.back()) <= p.stall_obj * std::abs(loss);
+}
+
 }  // namespace detail
 
 /// RMNMF: min ||X - F G'||_{2,1} + lambda tr(G' L G) s.t. G >= 0, G'G = I,
-/// by the ALM of Huang et al. from F = f0 (p x c), G = g0 (n x c). X may be
+/// by the ALM of Huang et al. from F = f0 (m x k), G = g0 (n x k). X may be
 /// signed. Stops when t >= min_iter and the scaled residual <= tol.
 template <class Hooks = NullHooks>
 ManifoldResult rmnmf(const Eigen::Ref<const Mat>& x, const SpMat& graph,
                      const Mat& f0, const Mat& g0, const AlmParams& p,
                      Hooks& hooks) {
-  const Index n = x.cols(), c = f0.cols();
-  require(f0.rows() == x.rows() && g0.rows() == n && g0.cols() == c && c >= 1,
-          "rmnmf: F must be p x c and G n x c");
+  const Index n = x.cols(), k = f0.cols();
+  require(f0.rows() == x.rows() && g0.rows() == n && g0.cols() == k && k >= 1,
+          "rmnmf: F must be m x k and G n x k");
   require(graph.rows() == n && graph.cols() == n, "rmnmf: graph must be n x n");
   require(p.max_iter >= 1 && p.mu0 > 0 && p.rho >= 1 && p.mu_max >= p.mu0 &&
               p.lambda >= 0 && p.tol >= 0 && p.threads >= 1,
@@ -293,7 +314,7 @@ ManifoldResult rmnmf(const Eigen::Ref<const Mat>& x, const SpMat& graph,
     double loss = 0.0;
     const double res = s.iterate(x, lap, p, x_norm, loss);
     r.residual.push_back(res);
-    return StepOutcome{loss, it >= p.min_iter && res <= p.tol};
+    return StepOutcome{loss, detail::alm_converged(p, it, res, loss, r.loss)};
   });
   r.W = s.F;
   r.H = s.H.transpose();
@@ -308,8 +329,8 @@ inline std::vector<int> argmax_rows(const Mat& g) {
   std::vector<int> lab(static_cast<size_t>(g.rows()));
   for (Index i = 0; i < g.rows(); ++i) {
     Index best = 0;
-    for (Index k = 1; k < g.cols(); ++k)
-      if (g(i, k) > g(i, best)) best = k;
+    for (Index r = 1; r < g.cols(); ++r)
+      if (g(i, r) > g(i, best)) best = r;
     lab[static_cast<size_t>(i)] = static_cast<int>(best);
   }
   return lab;

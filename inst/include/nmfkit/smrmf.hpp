@@ -1,14 +1,18 @@
 // SMRMF and f-SMRMF (Mani, Domeniconi & Griva): RMNMF's factorisation
 // block regularised by a selective graph learnt from a DS3 exemplar
 // encoding Z (n x n, z_ij = how much point i represents point j; columns on
-// the simplex). The paper's equations are lost; every step here follows the
-// reconstruction in specs/manifold.md section 6-7 and each uncertain choice
-// is a parameter. Z, C and the dissimilarities are legitimately n x n.
+// the simplex; Elhamifar, Sapiro & Sastry, TPAMI 2016, eq. 3.2). The data
+// are m x n (m features, n points), the basis F = W is m x k and the
+// indicator G = H' n x k for k components. The paper's equation text is
+// lost: its objective (3.3), ALM (3.5) and the exemplar graph (3.6) are
+// reconstructed from its prose, and each uncertain choice is a parameter.
+// Z, C and the dissimilarities are legitimately n x n.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "graph.hpp"
@@ -36,12 +40,16 @@ struct SmrmfParams {
   AlmParams alm;
   SmrmfKind kind = SmrmfKind::smrmf;
   ZKernel kernel = ZKernel::selftune;
-  int k = 5;               // neighbours: bandwidths and the (3.6) graph
+  int neighbours = 5;      // bandwidths and the (3.6) graph
   int exemplars = 1;       // s = tau
   double beta = 1.0;       // weight of the input-space dissimilarity
-  double w_g = -1.0;       // weight of the latent one; < 0: lambda / 2
+  // weight of the codes' dissimilarity; unset: lambda / 2, so that the
+  // graph term's gradient lambda tr(G'LG) and the D~_G term weigh alike
+  std::optional<double> w_g;
   double mu_z = 0.1;       // DS3 ADMM penalty
-  double gamma = -1.0;     // f-SMRMF ridge; < 0: CAN rule each iteration
+  // f-SMRMF ridge; unset: the CAN rule (Nie et al., KDD 2014, eq. 16) on
+  // every iteration's dissimilarities
+  std::optional<double> gamma;
   int ds3_max_iter = 3000;
   double ds3_tol = 1e-7;
   bool rank_linf = false;  // rank rows of Z by max instead of 2-norm
@@ -54,29 +62,34 @@ struct SmrmfParams {
 namespace detail {
 
 /// Dissimilarities between the columns of y (d x n) in the kernel space
-/// of `kernel`, with bandwidths from the k-th neighbour distances.
-inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
-                                int threads) {
+/// of `kernel`, with bandwidths from the k-th neighbour distances, into
+/// `out`. With a host, it is polled between column groups; false: it
+/// interrupted and `out` is incomplete.
+template <class Hooks = NullHooks>
+bool kernel_dissimilarity(const Mat& y, int k, ZKernel kernel, int threads,
+                          Hooks* hooks, Mat& out) {
   const Index n = y.cols();
   const Vec sq = y.colwise().squaredNorm().transpose();
   const double work = 2.0 * static_cast<double>(y.rows() + 20) * n * n;
   Mat d2(n, n);
-  detail::for_chunks(n, threads, [&](Index b, Index l) {
+  if (!detail::for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
     d2.middleCols(b, l).noalias() = y.transpose() * y.middleCols(b, l);
     for (Index j = b; j < b + l; ++j)
       for (Index i = 0; i < n; ++i)
         d2(i, j) = i == j ? 0.0
                           : std::max(0.0, sq[i] + sq[j] - 2.0 * d2(i, j));
-  }, work);
+  }, work))
+    return false;
   if (kernel == ZKernel::euclidean) {
     const double mx = d2.maxCoeff();
     if (mx > 0.0) d2 /= mx;
-    return d2;
+    out = std::move(d2);
+    return true;
   }
   // bandwidths: distance to the k-th nearest other point, from d2 itself
   Vec sig(n);
   const int kk = std::min<int>(k, static_cast<int>(n) - 1);
-  detail::for_chunks(n, threads, [&](Index b, Index l) {
+  if (!detail::for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
     std::vector<double> col;
     for (Index j = b; j < b + l; ++j) {
       col.clear();
@@ -85,7 +98,8 @@ inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
       std::nth_element(col.begin(), col.begin() + (kk - 1), col.end());
       sig[j] = std::sqrt(col[static_cast<size_t>(kk - 1)]);
     }
-  }, work);
+  }, work))
+    return false;
   auto kern = [&](Index i, Index j) {
     const double d = d2(i, j);
     double den = 0.0;
@@ -96,8 +110,8 @@ inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
     }
     return den > 0.0 ? std::exp(-d / den) : (d > 0.0 ? 0.0 : 1.0);
   };
-  Mat out(n, n);
-  detail::for_chunks(n, threads, [&](Index b, Index l) {
+  out.resize(n, n);
+  return detail::for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
     for (Index j = b; j < b + l; ++j)
       for (Index i = 0; i < n; ++i) {
         const double kij = kernel == ZKernel::sigma_i2
@@ -106,6 +120,14 @@ inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
         out(i, j) = 2.0 * (1.0 - kij);
       }
   }, work);
+}
+
+/// kernel_dissimilarity() without a host.
+inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
+                                int threads) {
+  Mat out;
+  kernel_dissimilarity(y, k, kernel, threads, static_cast<NullHooks*>(nullptr),
+                       out);
   return out;
 }
 
@@ -246,34 +268,47 @@ struct Ds3State {
 
 }  // namespace detail
 
-/// SMRMF / f-SMRMF / SMRMF-NS from F = f0 (p x c), G = g0 (n x c). Each
+/// SMRMF / f-SMRMF / SMRMF-NS from F = f0 (m x k), G = g0 (n x k). Each
 /// iteration: RMNMF's ALM steps on the selective Laplacian, then the
 /// dissimilarity of the codes, the exemplar block and a new selective graph.
 template <class Hooks = NullHooks>
 ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
                      const Mat& g0, const SmrmfParams& p, Hooks& hooks) {
-  const Index n = x.cols(), c = f0.cols();
-  require(f0.rows() == x.rows() && g0.rows() == n && g0.cols() == c && c >= 1,
-          "smrmf: F must be p x c and G n x c");
-  require(p.k >= 1 && p.k < n && p.exemplars >= 1 && p.exemplars <= n &&
+  const Index n = x.cols(), k = f0.cols();
+  require(f0.rows() == x.rows() && g0.rows() == n && g0.cols() == k && k >= 1,
+          "smrmf: F must be m x k and G n x k");
+  require(p.neighbours >= 1 && p.neighbours < n && p.exemplars >= 1 && p.exemplars <= n &&
               p.mu_z > 0 && p.beta >= 0 && p.alm.max_iter >= 1 &&
               p.inner_z_iter >= 1 &&
               !(p.rank_on_c && p.kind == SmrmfKind::fast),
           "smrmf: params");
-  const double w_g = p.w_g >= 0 ? p.w_g : p.alm.lambda / 2.0;
+  const double w_g = p.w_g.value_or(p.alm.lambda / 2.0);
+  // a fit stopped before its first iteration: the start, no trace
+  auto interrupted = [&]() {
+    ManifoldResult r;
+    r.status = Status::interrupted;
+    r.W = f0;
+    r.G = g0;
+    r.H = g0.transpose().cwiseMax(0.0);
+    r.graph = SpMat(n, n);
+    return r;
+  };
   const double tau = static_cast<double>(p.exemplars);
   const int th = p.alm.threads;
-  Mat dx = detail::kernel_dissimilarity(x, p.k, p.kernel, th);
+  Mat dx;
+  if (!detail::kernel_dissimilarity(Mat(x), p.neighbours, p.kernel, th, &hooks,
+                                    dx))
+    return interrupted();
   detail::Ds3State ds;
   detail::InputNeighbours in;
   if (p.nbr != ZNeighbours::zrow)
-    in = detail::input_neighbours(x, dx, p.k,
+    in = detail::input_neighbours(x, dx, p.neighbours,
                                   p.nbr == ZNeighbours::knn_kernel, th);
   dx *= p.beta;
   // (3.6) on the rows ranked by norm (of Z, or of its split C)
   auto selective = [&](const std::vector<int>& ranked, int s) {
     return p.nbr == ZNeighbours::zrow
-               ? detail::selective_graph(ds.z, ranked, s, p.k)
+               ? detail::selective_graph(ds.z, ranked, s, p.neighbours)
                : detail::selective_graph_knn(ds.z, in, ranked, s);
   };
   auto ranking = [&]() {
@@ -282,7 +317,7 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
 
   // start: DS3 on the input-space dissimilarities
   if (p.kind == SmrmfKind::fast) {
-    const double g0c = p.gamma > 0 ? p.gamma : detail::can_gamma(dx, p.k, th);
+    const double g0c = p.gamma ? *p.gamma : detail::can_gamma(dx, p.neighbours, th);
     ds.z = -dx / (2.0 * g0c);
     project_simplex_columns(ds.z, th);
   } else {
@@ -292,17 +327,19 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
     ds.c = Mat::Zero(n, n);
     ds.c.row(best).setOnes();
     ds.lam = Mat::Zero(n, n);
-    // the start's DS3 loop: no progress reports, the host polled every 50
-    // iterations; whatever stops it, the fit goes on from its Z
+    // the start's DS3 loop: no progress reports; the host is polled after
+    // every pass (each costs O(n^2 log n), 0.1-0.3 s at n = 2000), and an
+    // interrupt ends the whole fit
     DriveOptions quiet;
     quiet.report = false;
-    quiet.check_every = 50;
-    drive_with(quiet, p.ds3_max_iter, hooks, nullptr, [&](int) {
-      StepOutcome o;
-      o.loss = ds.step(dx, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th);
-      o.converged = o.loss <= p.ds3_tol;
-      return o;
-    });
+    const DriveResult d =
+        drive_with(quiet, p.ds3_max_iter, hooks, nullptr, [&](int) {
+          StepOutcome o;
+          o.loss = ds.step(dx, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th);
+          o.converged = o.loss <= p.ds3_tol;
+          return o;
+        });
+    if (d.status == Status::interrupted) return interrupted();
   }
   std::vector<int> ranked = ranking();
   const int s = p.kind == SmrmfKind::ns ? static_cast<int>(n) : p.exemplars;
@@ -320,9 +357,9 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
     r.residual.push_back(res);
     const Mat gt = st.G.transpose();
     const Mat dh =
-        dx + w_g * detail::kernel_dissimilarity(gt, p.k, p.kernel, th);
+        dx + w_g * detail::kernel_dissimilarity(gt, p.neighbours, p.kernel, th);
     if (p.kind == SmrmfKind::fast) {
-      const double gam = p.gamma > 0 ? p.gamma : detail::can_gamma(dh, p.k, th);
+      const double gam = p.gamma ? *p.gamma : detail::can_gamma(dh, p.neighbours, th);
       ds.z = -dh / (2.0 * gam);
       project_simplex_columns(ds.z, th);
     } else {
@@ -332,7 +369,8 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
     ranked = ranking();
     w = selective(ranked, s);
     lap = laplacian(w);
-    return StepOutcome{loss, it >= p.alm.min_iter && res <= p.alm.tol};
+    return StepOutcome{loss,
+                       detail::alm_converged(p.alm, it, res, loss, r.loss)};
   });
   r.W = st.F;
   r.H = st.H.transpose();
