@@ -182,8 +182,12 @@ predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
   }
   tol <- check_number(tol, min = 0)
   max_passes <- check_count(max_passes, min = 1)
-  h <- r_nnls(as.matrix(newdata), object$W, tol, max_passes,
-              object$control$threads)
+  # scale-equivariant NNLS on powers-of-two-scaled data (as predict.nmfkit())
+  newdata <- as.matrix(newdata)
+  ex <- data_exponent(newdata)
+  ew <- data_exponent(object$W)
+  h <- unscale_coef(r_nnls(scale_data(newdata, ex), scale_data(object$W, ew),
+                           tol, max_passes, object$control$threads), ex - ew)
   dimnames(h) <- list(colnames(object$W), colnames(newdata))
   if (type == "class") {
     lab <- max.col(t(h), ties.method = "first")

@@ -36,8 +36,8 @@ predict.nmfkit <- function(object, newdata, tol = 1e-12, max_passes = 2000L,
   # two when their products would overflow or underflow, scale h back
   ex <- data_exponent(newdata)
   ew <- data_exponent(object$W)
-  h <- r_nnls(scale_data(newdata, ex), scale_data(object$W, ew), tol,
-              max_passes, object$control$threads) * 2^(ex - ew)
+  h <- unscale_coef(r_nnls(scale_data(newdata, ex), scale_data(object$W, ew),
+                           tol, max_passes, object$control$threads), ex - ew)
   dimnames(h) <- list(colnames(object$W), colnames(newdata))
   h
 }
