@@ -88,8 +88,8 @@ as_dgc <- function(x, arg, call, structure_ok = FALSE) {
   # The core reads the slots of a dgCMatrix directly: a malformed one (row
   # index past nrow, unsorted rows, bad column pointers) would be read out of
   # bounds. Check the structure before any conversion or core call.
-  if (inherits(x, "dgCMatrix") && !structure_ok) {
-    check_dgc_structure(x, arg, call)
+  if (!(inherits(x, "dgCMatrix") && structure_ok)) {
+    check_sparse_structure(x, arg, call)
   }
   check_sparse_valid(x, arg, call)
   if (methods::is(x, "diagonalMatrix") && methods::is(x, "dMatrix")) {
@@ -128,54 +128,125 @@ check_sparse_valid <- function(x, arg, call) {
                "sparse", call = call)
 }
 
-# The compressed-column invariants the core relies on, checked in O(nnz):
-# p starts at 0, never decreases and ends at length(i) == length(x); every i
-# is a row index in [0, nrow) and rows increase strictly within a column.
-# (validObject() of Matrix 1.5 lets p end before length(i).)
-check_dgc_structure <- function(x, arg, call) {
-  # a broken Dim is validObject()'s to report
-  if (length(x@Dim) != 2L || anyNA(x@Dim)) return(invisible(x))
-  # the invariants are checked in compiled code; R finds and words a problem
-  if (isTRUE(r_dgc_scan(x)$valid)) return(invisible(x))
-  p <- x@p
-  i <- x@i
-  m <- x@Dim[1]
-  n <- x@Dim[2]
-  problem <- NULL
-  if (length(p) != n + 1L) {
-    problem <- sprintf("Slot p has length %d; it must have ncol + 1 = %d.",
-                       length(p), n + 1L)
-  } else if (p[1] != 0L) {
-    problem <- sprintf("Slot p starts at %d; it must start at 0.", p[1])
-  } else if (any(diff(p) < 0L)) {
-    problem <- sprintf("Slot p decreases at column %d.",
-                       which(diff(p) < 0L)[1])
-  } else if (length(i) != length(x@x) || p[n + 1L] != length(i)) {
-    problem <- sprintf(paste("Slot p ends at %d, slot i has %d entries and",
-                             "slot x %d; all three must agree."),
-                       p[n + 1L], length(i), length(x@x))
-  } else if (length(i) && (any(i < 0L) || any(i >= m))) {
-    k <- which(i < 0L | i >= m)[1]
-    problem <- sprintf("Row index %d (0-based) in column %d is outside 0..%d.",
-                       i[k], findInterval(k - 1L, p, left.open = FALSE),
-                       m - 1L)
-  } else if (length(i) > 1L) {
-    # a step down between entries k and k + 1 is fine where column ends
-    bad <- diff(i) <= 0L
-    ends <- p[-c(1L, n + 1L)]
-    bad[ends[ends > 0L & ends < length(i)]] <- FALSE
-    if (any(bad)) {
-      k <- which(bad)[1]
-      problem <- sprintf(paste("Row indices in column %d are not strictly",
-                               "increasing (unsorted or duplicated)."),
-                         findInterval(k, p, left.open = TRUE))
-    }
+# The one validator of every sparse Matrix argument (data, weights, mask,
+# graph, factors), called before anything converts or reads it: the
+# slots of any sparse layout (compressed column or row, triplet; numeric,
+# logical or pattern) must describe a matrix, else a classed error naming
+# the argument. Matrix 1.5's validObject() lets a compressed matrix's p end
+# before or past length(i), and as.matrix() of such a one reads out of
+# bounds (R crashes). Other Matrix objects pass through to
+# check_sparse_valid().
+check_sparse_structure <- function(x, arg, call) {
+  if (!methods::is(x, "sparseMatrix")) return(invisible(x))
+  if (inherits(x, "dgCMatrix") && isTRUE(r_dgc_scan(x)$valid)) {
+    return(invisible(x))
   }
+  problem <- sparse_structure_problem(x)
   if (is.null(problem)) return(invisible(x))
-  abort_nmfkit(c("{.arg {arg}} is not a valid {.cls dgCMatrix}.",
+  abort_nmfkit(c("{.arg {arg}} is not a valid {.cls {class(x)[1]}}.",
                  "x" = "{problem}",
                  "i" = "Rebuild it with {.fn Matrix::sparseMatrix} rather than editing its slots."),
                "sparse", call = call)
+}
+
+# The dgCMatrix checker the core's callers use (same checks, same error).
+check_dgc_structure <- function(x, arg, call) {
+  check_sparse_structure(x, arg, call)
+}
+
+# What is wrong with the slots of a sparse Matrix, as one sentence, or NULL.
+# Compressed layouts: p starts at 0, never decreases and ends at length of
+# the index slot (== length(x) when there is an x slot); every index lies in
+# range and indices increase strictly within a column (row). Triplets: i, j
+# (and x) of one length, every index in range.
+sparse_structure_problem <- function(x) {
+  has <- function(s) methods::.hasSlot(x, s)
+  if (!has("Dim")) return(NULL)
+  d <- x@Dim
+  # a broken Dim is validObject()'s to report
+  if (!is.integer(d) || length(d) != 2L || anyNA(d) || any(d < 0L)) {
+    return(NULL)
+  }
+  m <- d[1]
+  n <- d[2]
+  nx <- if (has("x")) length(x@x) else NA_integer_
+  in_range <- function(idx, size, what) {
+    if (!is.integer(idx)) {
+      return(sprintf("Slot %s is not an integer vector.", what))
+    }
+    bad <- is.na(idx) | idx < 0L | idx >= size
+    if (any(bad)) {
+      k <- which(bad)[1]
+      return(sprintf("Index %s in slot %s (0-based) is outside 0..%d.",
+                     format(idx[k]), what, size - 1L))
+    }
+    NULL
+  }
+  if (has("p") && (has("i") || has("j"))) {
+    by_col <- has("i")
+    idx <- if (by_col) x@i else x@j
+    slot <- if (by_col) "i" else "j"
+    outer <- if (by_col) n else m
+    size <- if (by_col) m else n
+    line <- if (by_col) "column" else "row"
+    p <- x@p
+    if (!is.integer(p) || anyNA(p)) return("Slot p is not an integer vector.")
+    if (length(p) != outer + 1L) {
+      return(sprintf("Slot p has length %d; it must have %s + 1 = %d.",
+                     length(p), if (by_col) "ncol" else "nrow", outer + 1L))
+    }
+    if (p[1] != 0L) {
+      return(sprintf("Slot p starts at %d; it must start at 0.", p[1]))
+    }
+    if (any(diff(p) < 0L)) {
+      return(sprintf("Slot p decreases at %s %d.", line,
+                     which(diff(p) < 0L)[1]))
+    }
+    if (p[outer + 1L] != length(idx) || (!is.na(nx) && nx != length(idx))) {
+      return(if (!is.na(nx)) {
+        sprintf(paste("Slot p ends at %d, slot %s has %d entries and",
+                      "slot x %d; all three must agree."),
+                p[outer + 1L], slot, length(idx), nx)
+      } else {
+        sprintf("Slot p ends at %d and slot %s has %d entries; they must agree.",
+                p[outer + 1L], slot, length(idx))
+      })
+    }
+    bad <- is.na(idx) | idx < 0L | idx >= size
+    if (!is.integer(idx)) return(sprintf("Slot %s is not an integer vector.", slot))
+    if (any(bad)) {
+      k <- which(bad)[1]
+      return(sprintf("%s index %s (0-based) in %s %d is outside 0..%d.",
+                     if (by_col) "Row" else "Column", format(idx[k]), line,
+                     findInterval(k - 1L, p, left.open = FALSE), size - 1L))
+    }
+    if (length(idx) > 1L) {
+      # a step down between entries k and k + 1 is fine where a line ends
+      down <- diff(idx) <= 0L
+      ends <- p[-c(1L, outer + 1L)]
+      down[ends[ends > 0L & ends < length(idx)]] <- FALSE
+      if (any(down)) {
+        k <- which(down)[1]
+        return(sprintf(paste("%s indices in %s %d are not strictly",
+                             "increasing (unsorted or duplicated)."),
+                       if (by_col) "Row" else "Column", line,
+                       findInterval(k, p, left.open = TRUE)))
+      }
+    }
+    return(NULL)
+  }
+  if (has("i") && has("j")) {
+    if (length(x@i) != length(x@j) || (!is.na(nx) && nx != length(x@i))) {
+      return(sprintf("Slots i, j%s have lengths %s; they must agree.",
+                     if (!is.na(nx)) " and x" else "",
+                     paste(c(length(x@i), length(x@j),
+                             if (!is.na(nx)) nx), collapse = ", ")))
+    }
+    bad <- in_range(x@i, m, "i")
+    if (is.null(bad)) bad <- in_range(x@j, n, "j")
+    return(bad)
+  }
+  NULL
 }
 
 # Position [i, j] of the first TRUE of `bad` over the values of x.

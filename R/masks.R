@@ -16,7 +16,9 @@ masked_setup <- function(x, weights, mask, call = rlang::caller_env()) {
   na <- is.na(vals)
   x0 <- x
   if (sparse) x0@x[na] <- 0 else x0[na] <- 0
-  out <- if (sparse && is.null(weights)) {
+  out <- if (inherits(weights, "dgCMatrix")) {
+    weighted_exceptions(x0, na, weights, mask)
+  } else if (sparse && is.null(weights)) {
     sparse_exceptions(x0, na, mask)
   } else {
     dense_exceptions(as.matrix(x0), is.na(as.matrix(x)), weights, mask)
@@ -71,6 +73,40 @@ sparse_exceptions <- function(x, na, mask) {
        delta = rep(-1, length(i)), value = sparse_values(x, i, j, j_all))
 }
 
+# Sparse weights (a dgCMatrix; unstored entries weigh 0), for dense or
+# sparse data: base 0 with the stored weights as exceptions, less those of
+# NA, masked or (mask = "zeros") unstored entries of x and those of weight
+# 0. Neither the data nor the weights are densified.
+weighted_exceptions <- function(x, na, weights, mask) {
+  m <- as.double(nrow(x))
+  i <- weights@i
+  j <- rep.int(seq_len(ncol(weights)) - 1L, diff(weights@p))
+  a <- weights@x
+  key <- j * m + i
+  sparse <- inherits(x, "dgCMatrix")
+  j_x <- if (sparse) rep.int(seq_len(ncol(x)) - 1L, diff(x@p))
+  # keys of the entries that do not count: missing, masked
+  na_key <- if (sparse) j_x[na] * m + x@i[na] else which(na) - 1
+  drop <- key %in% na_key
+  if (identical(mask, "zeros")) {
+    # recommender data: only stored entries (nonzero ones of dense data)
+    nz_key <- if (sparse) j_x * m + x@i else which(x != 0) - 1
+    drop <- drop | !key %in% nz_key
+  } else if (!is.null(mask)) {
+    mk <- methods::as(mask, "TsparseMatrix")
+    on <- if (methods::.hasSlot(mk, "x")) as.logical(mk@x) else
+      rep(TRUE, length(mk@i))
+    drop <- drop | key %in% (mk@j[on] * m + mk@i[on])
+  }
+  keep <- !drop & a > 0
+  i <- i[keep]
+  j <- j[keep]
+  value <- if (sparse) sparse_values(x, i, j, j_x) else
+    x[cbind(i + 1L, j + 1L)]
+  list(base = 0, i = as.integer(i), j = as.integer(j), delta = a[keep],
+       value = as.double(value))
+}
+
 # x[cbind(i + 1, j + 1)] for 0-based i, j by binary search: the stored
 # entries' keys column * nrow + row increase (a valid dgCMatrix keeps rows
 # sorted within columns), so no index matrix or hash table is built.
@@ -86,8 +122,9 @@ sparse_values <- function(x, i, j, j_all) {
   value
 }
 
-# `weights`: the shape of x, finite, nonnegative; returned as a dense
-# double matrix (a sparse one's unstored entries are weight 0).
+# `weights`: the shape of x, finite, nonnegative. A dense one is returned
+# as a double matrix; a sparse one (any layout, numeric) stays sparse, as a
+# dgCMatrix whose unstored entries weigh 0.
 check_weights <- function(weights, x, call) {
   if (!(is.matrix(weights) || inherits(weights, "Matrix") ||
         is.data.frame(weights))) {
@@ -95,15 +132,37 @@ check_weights <- function(weights, x, call) {
                    "x" = "It is {.obj_type_friendly {weights}}."),
                  "weights", call = call)
   }
+  if (inherits(weights, "Matrix")) {
+    # the structure first: a corrupt one would be read out of bounds
+    check_sparse_structure(weights, "weights", call)
+    check_sparse_valid(weights, "weights", call)
+    if (methods::is(weights, "sparseMatrix") &&
+        !methods::is(weights, "dsparseMatrix")) {
+      abort_nmfkit(c("{.arg weights} must be numeric.",
+                     "x" = "It is a {.cls {class(weights)[1]}} (logical or pattern entries)."),
+                   "weights", call = call)
+    }
+  }
+  if (!identical(as.integer(dim(weights)), as.integer(dim(x)))) {
+    abort_nmfkit(c("{.arg weights} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
+                   "x" = "It is {nrow(weights)} x {ncol(weights)}."),
+                 "weights", call = call)
+  }
+  if (methods::is(weights, "sparseMatrix")) {
+    w <- methods::as(methods::as(methods::as(weights, "CsparseMatrix"),
+                                 "generalMatrix"), "dMatrix")
+    if (!is.double(w@x)) storage.mode(w@x) <- "double"
+    check_finite_values(w, w@x, "weights", call,
+                        hint = "Give missing entries weight 0.",
+                        class = "weights")
+    check_nonnegative_values(w, w@x, "weights", call, hint = NULL,
+                             class = "weights")
+    return(w)
+  }
   w <- as.matrix(weights)
   if (!is.numeric(w)) {
     abort_nmfkit(c("{.arg weights} must be numeric.",
                    "x" = "It is a {typeof(w)} matrix."), "weights", call = call)
-  }
-  if (!identical(dim(w), dim(x))) {
-    abort_nmfkit(c("{.arg weights} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
-                   "x" = "It is {nrow(w)} x {ncol(w)}."),
-                 "weights", call = call)
   }
   storage.mode(w) <- "double"
   check_finite_values(w, w, "weights", call,
@@ -121,6 +180,9 @@ check_mask <- function(mask, x, call) {
     return(check_choice(mask, "zeros", arg = "mask", call = call))
   }
   if (inherits(mask, "Matrix")) {
+    # the structure first: as.matrix() of a corrupt one reads out of bounds
+    check_sparse_structure(mask, "mask", call)
+    check_sparse_valid(mask, "mask", call)
     if (!methods::is(mask, "lsparseMatrix") &&
         !methods::is(mask, "nsparseMatrix")) {
       abort_nmfkit(c("{.arg mask} must be {.val zeros} or a logical matrix.",

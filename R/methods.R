@@ -122,7 +122,7 @@ summary.nmfkit <- function(object, ...) {
   mass <- colSums(W) * rowSums(H)
   share <- if (sum(mass) > 0) mass / sum(mass) else mass
   rel <- if (is.null(object$data)) NA_real_
-         else frobenius_rel_error(object$data, W, H)
+         else frobenius_rel_error(object$data, W, H, object$entry_weights)
   structure(
     list(variant = variant_label(object), call = object$call,
          rank = object$rank, dim = c(nrow(W), ncol(H)),
@@ -159,12 +159,43 @@ print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
   invisible(x)
 }
 
-# ||x - W H||_F / ||x||_F without forming the residual (x dense or dgCMatrix).
-frobenius_rel_error <- function(x, W, H) {
-  x2 <- if (inherits(x, "dgCMatrix")) sum(x@x^2) else sum(x^2)
+# ||x - W H||_F / ||x||_F without forming the residual (x dense or
+# dgCMatrix). With the entry weights `a` of a masked fit (base, i, j, delta;
+# see masked_setup()), the weighted error of the fit's own loss,
+# sqrt(sum(a * (x - W H)^2) / sum(a * x^2)): missing entries weigh 0. It is
+# computed on x / 2^e and W H / 2^e (exact powers of two), so data near
+# .Machine$double.xmax or 1e-300 give the error of any other scale.
+frobenius_rel_error <- function(x, W, H, weights = NULL) {
+  sparse <- inherits(x, "dgCMatrix")
+  vals <- if (sparse) x@x else x
+  if (anyNA(vals)) {
+    # only a masked fit keeps data with NA; they weigh 0 there
+    if (sparse) x@x[is.na(x@x)] <- 0 else x[is.na(x)] <- 0
+  }
+  e <- data_exponent(x)
+  if (e != 0) {
+    x <- scale_data(x, e)
+    W <- scale_data(W, e %/% 2)
+    H <- scale_data(H, e - e %/% 2)
+  }
+  x2 <- if (sparse) sum(x@x^2) else sum(x^2)
   wtx <- as.matrix(Matrix::crossprod(W, x))
-  e <- x2 - 2 * sum(H * wtx) + sum(crossprod(W) * tcrossprod(H))
-  if (x2 > 0) sqrt(max(e, 0) / x2) else 0
+  err <- x2 - 2 * sum(H * wtx) + sum(crossprod(W) * tcrossprod(H))
+  if (!is.null(weights)) {
+    # base weight times the whole sums, plus each exception's offset
+    i <- weights$i + 1L
+    j <- weights$j + 1L
+    value <- if (sparse) {
+      sparse_values(x, i - 1L, j - 1L,
+                    rep.int(seq_len(ncol(x)) - 1L, diff(x@p)))
+    } else {
+      x[cbind(i, j)]
+    }
+    pred <- rowSums(W[i, , drop = FALSE] * t(H)[j, , drop = FALSE])
+    err <- weights$base * err + sum(weights$delta * (value - pred)^2)
+    x2 <- weights$base * x2 + sum(weights$delta * value^2)
+  }
+  if (x2 > 0) sqrt(max(err, 0) / x2) else 0
 }
 
 #' Cluster of each point

@@ -404,6 +404,8 @@ check_graph <- function(graph, n, arg = "graph", call = rlang::caller_env()) {
                    "x" = "It is {nrow(graph)} x {ncol(graph)}."),
                  "graph", call = call)
   }
+  # a corrupt sparse graph is rejected before anything converts it
+  if (inherits(graph, "Matrix")) check_sparse_structure(graph, arg, call)
   g <- as_dgc(Matrix::Matrix(graph, sparse = TRUE), arg, call)
   if (any(!is.finite(g@x))) {
     abort_nmfkit(c("{.arg {arg}} must have finite weights.",

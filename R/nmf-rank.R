@@ -100,6 +100,7 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
     abort_nmfkit(c("{.arg fit} must take {.arg {needs}}.",
                    "x" = "It has no {.arg {missing_args}} argument."), "fit")
   }
+  check_rank_dots(names(list(...)), method)
   has_na <- anyNA(if (inherits(x, "dgCMatrix")) x@x else x)
   na_args <- if (has_na) list(na = "omit") else list()
   out <- if (method == "cv") {
@@ -110,10 +111,12 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
                      "x" = "{nfolds} x {fraction} = {nfolds * fraction} > 1."),
                    "count")
     }
-    rank_cv(x, ranks, fit, fraction, nfolds, c(na_args, list(...)))
+    rank_cv(x, ranks, fit, fraction, nfolds, c(na_args, list(...)),
+            call = rlang::current_env())
   } else {
     nrun <- check_count(nrun, min = 2)
-    rank_consensus(x, ranks, fit, nrun, c(na_args, list(...)))
+    rank_consensus(x, ranks, fit, nrun, c(na_args, list(...)),
+                   call = rlang::current_env())
   }
   out$method <- method
   out$ranks <- ranks
@@ -139,6 +142,21 @@ check_ranks <- function(ranks, max_rank, arg = "ranks",
   sort(unique(as.integer(ranks)))
 }
 
+# Arguments in `...` that nmf_rank() sets itself for every fit (the data,
+# the rank, keep_data and, for "cv", the fold's mask) or that are its own.
+check_rank_dots <- function(names, method, call = rlang::caller_env()) {
+  if (is.null(names)) return(invisible(NULL))
+  own <- c("x", "rank", "keep_data", if (method == "cv") "mask")
+  bad <- intersect(names, own)
+  if (length(bad)) {
+    abort_nmfkit(c("{.arg ...} must not set {.arg {bad}}: {.fn nmf_rank} sets {cli::qty(length(bad))}{?it/them} for every fit.",
+                   "i" = if ("mask" %in% bad) "To leave entries out of every fit, set them to {.code NA}: they are then never held out either.",
+                   "i" = if ("rank" %in% bad) "Give the ranks to compare as {.arg ranks}."),
+                 "dots", call = call)
+  }
+  invisible(NULL)
+}
+
 check_fraction <- function(fraction, call = rlang::caller_env()) {
   if (!is_number(fraction) || fraction <= 0 || fraction > 0.5) {
     abort_nmfkit(c("{.arg fraction} must be a number in (0, 0.5].",
@@ -150,18 +168,36 @@ check_fraction <- function(fraction, call = rlang::caller_env()) {
 
 # Cross-validation: the same folds for every rank; one task per rank and
 # fold, each returning its held-out error.
-rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL) {
+rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
+                    call = rlang::caller_env()) {
   folds <- draw_folds(x, fraction, nfolds, zeros)
+  sizes <- vapply(folds, function(f) length(f$i), integer(1))
+  n_empty <- nfolds - sum(sizes > 0L)
+  if (n_empty > 0L) {
+    abort_nmfkit(c("{.arg fraction} {fraction} holds out no entry in {n_empty} of the {nfolds} folds.",
+                   "x" = "{.arg x} has {observed_entries(x)} observed entr{?y/ies}; a fold needs at least one that leaves every row and column an observed entry.",
+                   "i" = "Raise {.arg fraction} (or use fewer {.arg nfolds})."),
+                 "value", call = call)
+  }
+  # the held-out errors are computed on x / 2^e (as the fits are), so data
+  # near .Machine$double.xmax give the errors of any other scale
+  e <- data_exponent(if (inherits(x, "dgCMatrix")) x@x[!is.na(x@x)]
+                     else x[!is.na(x)])
+  folds <- lapply(folds, function(f) {
+    f$value <- scale_data(f$value, e)
+    f
+  })
   tasks <- expand.grid(fold = seq_len(nfolds), rank = ranks)
   prog <- progressr::progressor(steps = nrow(tasks))
   out <- future.apply::future_vapply(seq_len(nrow(tasks)), function(t) {
     f <- folds[[tasks$fold[t]]]
     run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t],
                                  mask = fold_mask(x, f), keep_data = FALSE),
-                            args))
+                            args), x, tasks$rank[t], call)
     prog()
-    pred <- rowSums(run$model$W[f$i, , drop = FALSE] *
-                      t(run$model$H)[f$j, , drop = FALSE])
+    W <- scale_data(run$model$W, e %/% 2)
+    H <- scale_data(run$model$H, e - e %/% 2)
+    pred <- rowSums(W[f$i, , drop = FALSE] * t(H)[f$j, , drop = FALSE])
     c(cv_error(f, pred), run$capped)
   }, numeric(2), future.seed = TRUE,
   future.scheduling = structure(1, ordering = balanced_order(nrow(tasks))))
@@ -315,7 +351,8 @@ fold_mask <- function(x, f) {
 
 # Consensus clustering: nrun fits per rank from random starts; each returns
 # the cluster (largest coefficient) of every sample.
-rank_consensus <- function(x, ranks, fit, nrun, args) {
+rank_consensus <- function(x, ranks, fit, nrun, args,
+                           call = rlang::caller_env()) {
   tasks <- expand.grid(run = seq_len(nrun), rank = ranks)
   if ("init" %in% names(formals(fit)) && is.null(args$init)) {
     args$init <- "random"
@@ -323,7 +360,7 @@ rank_consensus <- function(x, ranks, fit, nrun, args) {
   prog <- progressr::progressor(steps = nrow(tasks))
   clusters <- future.apply::future_lapply(seq_len(nrow(tasks)), function(t) {
     run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t], keep_data = FALSE),
-                            args))
+                            args), x, tasks$rank[t], call)
     prog()
     list(max.col(t(run$model$H), ties.method = "first"), run$capped)
   }, future.seed = TRUE)
@@ -350,8 +387,11 @@ rank_consensus <- function(x, ranks, fit, nrun, args) {
 }
 
 # One fit, its "did not reach tol" warning muffled and reported as `capped`
-# (nmf_rank() warns once for all its fits).
-quiet_fit <- function(fit, args) {
+# (nmf_rank() warns once for all its fits). Its model must hold finite
+# nonnegative factors W (m x rank) and H (rank x n): anything else (a user's
+# `fit` returning another object, NaN factors) is an error naming `fit`,
+# never a NaN error or a clustering of NaN.
+quiet_fit <- function(fit, args, x, rank, call = rlang::caller_env()) {
   capped <- 0
   model <- withCallingHandlers(
     do.call(fit, args),
@@ -360,7 +400,48 @@ quiet_fit <- function(fit, args) {
       invokeRestart("muffleWarning")
     }
   )
+  check_fit_model(model, nrow(x), ncol(x), rank, call)
   list(model = model, capped = capped)
+}
+
+check_fit_model <- function(model, m, n, rank, call) {
+  shape_ok <- function(f, r, c) {
+    is.matrix(f) && is.numeric(f) && nrow(f) == r && ncol(f) == c
+  }
+  if (!is.list(model) || !shape_ok(model$W, m, rank) ||
+      !shape_ok(model$H, rank, n)) {
+    abort_nmfkit(c("{.arg fit} must return a model with factors {.field W} ({m} x {rank}) and {.field H} ({rank} x {n}).",
+                   "x" = "At rank {rank} it returned {.obj_type_friendly {model}}{if (is.list(model)) cli::format_inline(' with W {fmt_dim(model$W)} and H {fmt_dim(model$H)}')}."),
+                 "fit", call = call)
+  }
+  bad <- c(W = sum(!is.finite(model$W)), H = sum(!is.finite(model$H)))
+  if (any(bad > 0)) {
+    abort_nmfkit(c("{.arg fit} returned non-finite factors at rank {rank}.",
+                   "x" = "{.field W} has {bad[['W']]} and {.field H} {bad[['H']]} NA, NaN or infinite entr{?y/ies}{if (!is.null(model$status)) paste0(' (status \"', model$status, '\")')}.",
+                   "i" = "Check the fit at this rank on its own; held-out errors and clusters of such factors mean nothing."),
+                 "fit", call = call)
+  }
+  if (any(model$W < 0) || any(model$H < 0)) {
+    abort_nmfkit(c("{.arg fit} returned negative factors at rank {rank}.",
+                   "x" = "{.field W} has {sum(model$W < 0)} and {.field H} {sum(model$H < 0)} negative entr{?y/ies}."),
+                 "fit", call = call)
+  }
+  invisible(model)
+}
+
+fmt_dim <- function(f) {
+  if (is.null(dim(f))) cli::format_inline("{.obj_type_friendly {f}}")
+  else paste(dim(f), collapse = " x ")
+}
+
+# Observed (not NA) entries of x.
+observed_entries <- function(x) {
+  vals <- if (inherits(x, "dgCMatrix")) x@x else x
+  if (inherits(x, "dgCMatrix")) {
+    prod(as.double(dim(x))) - sum(is.na(vals))
+  } else {
+    sum(!is.na(vals))
+  }
 }
 
 warn_capped <- function(capped, call = rlang::caller_env(2)) {

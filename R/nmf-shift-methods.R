@@ -119,7 +119,7 @@ predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
     p <- r_shift_project(scale_data(newdata, e), object$W, object$image_dim,
                          object$shift, inner, object$control)
     dn <- list(colnames(object$W), colnames(newdata))
-    H <- p$H * 2^e
+    H <- unscale_coef(p$H, e)
     g <- p$G
     storage.mode(g) <- "integer"
     dimnames(H) <- dimnames(g) <- dn

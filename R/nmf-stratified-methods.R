@@ -176,9 +176,10 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
     # would overflow or underflow (as predict.nmfkit())
     ex <- max(data_exponent(newdata), data_exponent(object$V))
     ew <- data_exponent(object$W)
-    r_stratified_coef(scale_data(newdata, ex), group,
-                      scale_data(object$W, ew), scale_data(object$V, ex),
-                      tol, max_passes, object$control$threads) * 2^(ex - ew)
+    unscale_coef(r_stratified_coef(scale_data(newdata, ex), group,
+                                   scale_data(object$W, ew),
+                                   scale_data(object$V, ex), tol, max_passes,
+                                   object$control$threads), ex - ew)
   })
 }
 

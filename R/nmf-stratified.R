@@ -305,8 +305,18 @@ stratified_init <- function(x, n_strata, rank, init,
   m <- nrow(x)
   n <- ncol(x)
   if (is.list(init)) {
-    return(check_init_list(init, list(W = c(m, rank), H = c(rank, n),
-                                      V = c(m, n_strata)), call = call))
+    start <- check_init_list(init, list(W = c(m, rank), H = c(rank, n),
+                                        V = c(m, n_strata)), call = call)
+    # the multiplicative updates keep a zero a zero: a start with W H = 0
+    # (no component with a nonzero column of W and row of H) stays there
+    used <- colSums(start$W) > 0 & rowSums(start$H) > 0
+    if (!any(used)) {
+      abort_nmfkit(c("{.arg init} must give a nonzero {.code W %*% H}: the multiplicative updates never move a zero factor.",
+                     "x" = "Every component has an all-zero column of {.field init$W} or row of {.field init$H}.",
+                     "i" = "Start from {.val random}, or give positive entries."),
+                   "init", call = call)
+    }
+    return(start)
   }
   if (!(identical(init, "random") || identical(init, "authors"))) {
     abort_nmfkit(c("{.arg init} must be {.val random}, {.val authors} or a list(W = , H = , V = ).",

@@ -70,6 +70,6 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
 nnls_coef <- function(newdata, W, tol, max_passes, threads) {
   ex <- data_exponent(newdata)
   ew <- data_exponent(W)
-  r_nnls(scale_data(newdata, ex), scale_data(W, ew), tol, max_passes,
-         threads) * 2^(ex - ew)
+  unscale_coef(r_nnls(scale_data(newdata, ex), scale_data(W, ew), tol,
+                      max_passes, threads), ex - ew)
 }

@@ -60,3 +60,18 @@ fit_status <- function(W, H, status) {
   if (!any(used)) return("degenerate")
   status
 }
+
+# Coefficients solved on data / 2^e, back at the scale of the data: h * 2^e
+# in exact steps (2^e itself overflows beyond e = 1023). Coefficients beyond
+# the double range are a classed error naming the data, never Inf or NaN
+# (the fit is scale-equivariant: the user can rescale the data instead).
+unscale_coef <- function(h, e, arg = "newdata", call = rlang::caller_env()) {
+  if (e != 0) h <- scale_data(h, -e)
+  if (all(is.finite(h))) return(h)
+  big <- suppressWarnings(max(log2(scale_data(h, e)[is.finite(h) |
+                                                      is.infinite(h)]))) + e
+  abort_nmfkit(c("The coefficients of {.arg {arg}} are too large for double precision.",
+                 "x" = "The largest is about 2^{round(big)}; doubles end at 2^1024 ({format(.Machine$double.xmax, digits = 3)}).",
+                 "i" = "Divide {.arg {arg}} by a constant first: coefficients scale with the data."),
+               "overflow", call = call)
+}

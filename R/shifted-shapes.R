@@ -200,12 +200,38 @@ check_shapes <- function(shapes, frame, arg = rlang::caller_arg(shapes),
     }
     shapes <- known[shapes]
   }
-  ok <- is.list(shapes) && length(shapes) > 0L &&
-    all(vapply(shapes, function(s) is.matrix(s) && is.numeric(s) &&
-                 all(s >= 0 & s <= 1) && any(s > 0), logical(1)))
+  # NA, NaN or Inf entries are not in [0, 1] (isTRUE: never an NA test)
+  good_shape <- function(s) {
+    is.matrix(s) && is.numeric(s) && length(s) > 0L && !anyNA(s) &&
+      isTRUE(all(s >= 0 & s <= 1)) && isTRUE(any(s > 0))
+  }
+  ok <- is.list(shapes) && !is.data.frame(shapes) && length(shapes) > 0L
   if (!ok) {
     abort_nmfkit(c("{.arg {arg}} must be a list of numeric matrices with entries in [0, 1], none all zero.",
                    "x" = "It is {.obj_type_friendly {shapes}}."),
+                 "shapes", call = call)
+  }
+  bad <- which(!vapply(shapes, good_shape, logical(1)))
+  if (length(bad)) {
+    s <- shapes[[bad[1]]]
+    found <- if (!is.matrix(s) || !is.numeric(s)) {
+      cli::format_inline("{.obj_type_friendly {s}}")
+    } else if (!length(s)) {
+      "an empty matrix"
+    } else if (anyNA(s)) {
+      sprintf("a matrix with %d missing (NA or NaN) entr%s", sum(is.na(s)),
+              if (sum(is.na(s)) == 1) "y" else "ies")
+    } else if (any(s < 0 | s > 1)) {
+      sprintf("a matrix with entries from %s to %s", format(min(s)),
+              format(max(s)))
+    } else {
+      "all zero"
+    }
+    nm <- names(shapes)[bad[1]]
+    which_one <- if (!is.null(nm) && nzchar(nm)) sprintf("%d (%s)", bad[1], nm)
+                 else bad[1]
+    abort_nmfkit(c("{.arg {arg}} must be a list of numeric matrices with entries in [0, 1], none all zero.",
+                   "x" = "Shape {which_one} is {found}."),
                  "shapes", call = call)
   }
   big <- vapply(shapes, function(s) nrow(s) > frame[1] || ncol(s) > frame[2],

@@ -47,3 +47,24 @@ choice_args <- function(fn) {
   }, logical(1))
   names(f)[is_choice]
 }
+
+# Corrupted sparse objects of every layout: list(name = object); `x` is the
+# data whose shape they take (dense, nonnegative), `kind` "d" (numeric) or
+# "l" (logical). Each breaks an invariant that Matrix 1.5's validObject()
+# does not check or that conversions read out of bounds.
+corrupt_sparse <- function(x, kind = "d") {
+  s <- Matrix::Matrix(x > stats::median(x), sparse = TRUE)
+  if (kind == "d") s <- s * 1
+  cs <- methods::as(s, "CsparseMatrix")
+  rs <- methods::as(s, "RsparseMatrix")
+  ts <- methods::as(s, "TsparseMatrix")
+  c_row <- cs
+  c_row@i[length(c_row@i)] <- nrow(x) + 2L
+  c_p <- cs
+  c_p@p[length(c_p@p)] <- c_p@p[length(c_p@p)] + 5L
+  r_col <- rs
+  r_col@j[1] <- ncol(x) + 1L
+  t_row <- ts
+  t_row@i[1] <- nrow(x) + 3L
+  list(c_row = c_row, c_p = c_p, r_col = r_col, t_row = t_row)
+}

@@ -377,8 +377,73 @@ test_that("the bad-input table gives classed errors", {
          quote(plot(nmf_rank(x, 2:3, nfolds = 2), rank = 2)),
          "nmfkit_error_rank"),
     # data
-    list("swimmer$size", quote(swimmer("16x16")), "nmfkit_error_choice")
+    list("swimmer$size", quote(swimmer("16x16")), "nmfkit_error_choice"),
+    # the contract's third pass: huge data, bad fits, tiny folds, zero starts
+    list("nmf", quote(nmf(x, 2, weights = Matrix::Matrix(x > 0.5,
+                                                         sparse = TRUE))),
+         "nmfkit_error_weights"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, fraction = 1e-10)),
+         "nmfkit_error_value"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, mask = x > 0.5)),
+         "nmfkit_error_dots"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, keep_data = TRUE)),
+         "nmfkit_error_dots"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, fit = function(x, rank, mask,
+                                                           keep_data) 1)),
+         "nmfkit_error_fit"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, method = "consensus", nrun = 2,
+                                    fit = function(x, rank, keep_data, ...)
+                                      list(W = matrix(NaN, 12, rank),
+                                           H = matrix(1, rank, 10)))),
+         "nmfkit_error_fit"),
+    list("shifted_shapes",
+         quote(shifted_shapes(2, shapes = list(a = matrix(NA_real_, 2, 2)))),
+         "nmfkit_error_shapes"),
+    list("nmf_stratified",
+         quote(nmf_stratified(f$sets, rank = 2,
+                              init = list(W = matrix(0, 12, 2),
+                                          H = matrix(1, 2, 18),
+                                          V = matrix(1, 12, 2)))),
+         "nmfkit_error_init"),
+    list("predict.nmfkit", quote(predict(f$fit, x * .Machine$double.xmax)),
+         "nmfkit_error_overflow"),
+    list("predict.nmfkit_stratified",
+         quote(predict(f$sfit, x * .Machine$double.xmax,
+                       strata = rep("a", 10))),
+         "nmfkit_error_overflow"),
+    list("predict.nmfkit_manifold",
+         quote(predict(f$mfit, x * .Machine$double.xmax)),
+         "nmfkit_error_overflow")
   )
+  # corrupted sparse objects of each layout in every sparse argument
+  bad_d <- corrupt_sparse(x, "d")
+  bad_l <- corrupt_sparse(x, "l")
+  g <- Matrix::Matrix((as.matrix(dist(t(x))) < 1.2) * 1, sparse = TRUE)
+  Matrix::diag(g) <- 0
+  bad_g <- corrupt_sparse(as.matrix(g) + 0.5, "d")
+  for (k in names(bad_d)) {
+    b <- bad_d[[k]]
+    rows <- c(rows, list(
+      list("nmf", bquote(nmf(.(b), 2)), "nmfkit_error_sparse"),
+      list("nmf", bquote(nmf(x, 2, weights = .(b))), "nmfkit_error_sparse"),
+      list("nmf", bquote(nmf(x, 2, mask = .(bad_l[[k]]))),
+           "nmfkit_error_sparse"),
+      list("nmf", bquote(nmf(Matrix::Matrix(x, sparse = TRUE), 2,
+                             mask = .(bad_l[[k]]))), "nmfkit_error_sparse"),
+      list("nmf_rank", bquote(nmf_rank(.(b), 1:2)), "nmfkit_error_sparse"),
+      list("nmf_joint", bquote(nmf_joint(x, .(b), rank = 2)),
+           "nmfkit_error_sparse"),
+      list("nmf_stratified",
+           bquote(nmf_stratified(list(a = x, b = .(b)), rank = 2)),
+           "nmfkit_error_sparse"),
+      list("nmf_manifold", bquote(nmf_manifold(.(b), 2, k = 3)),
+           "nmfkit_error_sparse"),
+      list("nmf_manifold", bquote(nmf_manifold(x, 2, graph = .(bad_g[[k]]))),
+           "nmfkit_error_sparse"),
+      list("predict.nmfkit", bquote(predict(f$fit, .(b))),
+           "nmfkit_error_sparse")
+    ))
+  }
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   for (r in rows) {

@@ -167,3 +167,52 @@ test_that("predict() returns a coefficient matrix and plot() takes image_dim", {
     expect_identical(plot(f, type = "basis", image_dim = dims), f, label = v)
   }
 })
+
+test_that("summary() gives the weighted error of masked fits and any scale", {
+  set.seed(1)
+  x <- matrix(runif(12 * 10), 12, 10)
+  x[2, 3] <- NA
+  x[5, 1] <- NA
+  f <- nmf(x, 2, na = "omit")
+  s <- summary(f)
+  expect_equal(s$relative_error,
+               sqrt(sum((x - fitted(f))^2, na.rm = TRUE) /
+                      sum(x^2, na.rm = TRUE)), tolerance = 1e-8)
+  f2 <- nmf(Matrix::Matrix(x, sparse = TRUE), 2, na = "omit")
+  expect_equal(summary(f2)$relative_error, utils::tail(f2$loss, 1),
+               tolerance = 1e-6)
+  x[is.na(x)] <- 1
+  w <- matrix(runif(120), 12)
+  f3 <- nmf(x, 2, weights = w)
+  expect_equal(summary(f3)$relative_error,
+               sqrt(sum(w * (x - fitted(f3))^2) / sum(w * x^2)),
+               tolerance = 1e-8)
+  set.seed(1)
+  g <- nmf(x, 2)
+  for (c in c(1e300, 1e-300)) {
+    set.seed(1)
+    expect_equal(summary(nmf(x * c, 2))$relative_error,
+                 summary(g)$relative_error, tolerance = 1e-10)
+  }
+})
+
+test_that("predict() on huge data is exact or a classed overflow error", {
+  set.seed(1)
+  x <- matrix(runif(12 * 10), 12, 10)
+  fit <- nmf(x, 2)
+  h <- predict(fit, x)
+  # 2^1000 * x: the coefficients are 2^1000 h, representable
+  big <- predict(fit, x * 2^1000)
+  expect_true(all(is.finite(big)))
+  expect_equal(big / 2^1000, h, tolerance = 1e-10)
+  small <- fit
+  small$W <- fit$W / 4
+  expect_equal(predict(small, x), 4 * h, tolerance = 1e-10)
+  expect_error(predict(small, x * .Machine$double.xmax),
+               class = "nmfkit_error_overflow")
+  mfit <- nmf_manifold(x, rank = 2, method = "gnmf", k = 3,
+                       control = nmf_control(max_iter = 5))
+  hm <- predict(mfit, x)
+  expect_equal(predict(mfit, x * 2^1000) / 2^1000, hm, tolerance = 1e-10)
+  expect_equal(predict(mfit, x * 2^-1000) * 2^1000, hm, tolerance = 1e-10)
+})

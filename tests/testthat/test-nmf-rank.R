@@ -222,3 +222,31 @@ test_that("zeros of a huge sparse matrix are sampled without listing them", {
   keys <- unlist(lapply(folds, function(f) (f$j - 1) * 1e5 + f$i))
   expect_false(anyDuplicated(keys) > 0)
 })
+
+test_that("held-out errors do not depend on the scale of the data", {
+  set.seed(1)
+  x <- matrix(runif(12 * 10), 12, 10)
+  set.seed(1)
+  r0 <- nmf_rank(x, 1:2, nfolds = 2, fraction = 0.1)
+  for (c in c(1e300, 1e-300)) {
+    set.seed(1)
+    r <- nmf_rank(x * c, 1:2, nfolds = 2, fraction = 0.1)
+    expect_true(all(is.finite(r$results$error)))
+    expect_equal(r$results$error, r0$results$error, tolerance = 1e-8)
+  }
+})
+
+test_that("a fit that returns no model or NaN factors is a classed error", {
+  x <- matrix(runif(12 * 10), 12, 10)
+  nan_fit <- function(x, rank, keep_data, ...) {
+    list(W = matrix(NaN, nrow(x), rank), H = matrix(1, rank, ncol(x)))
+  }
+  expect_error(nmf_rank(x, 1:2, nfolds = 2, fit = nan_fit),
+               class = "nmfkit_error_fit")
+  expect_error(nmf_rank(x, 1:2, method = "consensus", nrun = 2,
+                        fit = nan_fit), class = "nmfkit_error_fit")
+  expect_error(nmf_rank(x, 1:2, fit = function(x, rank, mask, keep_data) 1),
+               class = "nmfkit_error_fit")
+  expect_error(nmf_rank(x, 1:2, fraction = 1e-10), class = "nmfkit_error_value")
+  expect_error(nmf_rank(x, 1:2, mask = x > 0.5), class = "nmfkit_error_dots")
+})

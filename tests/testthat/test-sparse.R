@@ -78,7 +78,9 @@ test_that("numeric Matrix classes are accepted, pattern and logical are not", {
   d3 <- Matrix::Matrix(diag(3), sparse = TRUE)
   expect_s4_class(d3, "ddiMatrix")
   set.seed(1)
-  fd <- nmf(d3, 3)
+  # (a third nonzero: method "auto" is ANLS, whose random start ends in a
+  # local minimum here; HALS from NNDSVDa finds the exact fit)
+  fd <- nmf(d3, 3, method = "hals")
   expect_s3_class(fd, "nmfkit")
   expect_equal(fitted(fd), diag(3), tolerance = 1e-3, ignore_attr = TRUE)
   unit <- Matrix::Diagonal(4)
@@ -116,4 +118,78 @@ test_that("numeric Matrix classes are accepted, pattern and logical are not", {
   # the advice works
   expect_s3_class(withr::with_seed(1, nmf(pattern * 1, 2)), "nmfkit")
   expect_snapshot(nmf(pattern, 2), error = TRUE)
+})
+
+test_that("the default solver depends on the data, not on its storage", {
+  set.seed(1)
+  xs <- Matrix::rsparsematrix(120, 80, 0.1, rand.x = runif)
+  set.seed(2)
+  a <- nmf(as.matrix(xs), 5)
+  set.seed(2)
+  b <- nmf(xs, 5)
+  expect_identical(a$method, "hals")
+  expect_identical(b$method, "hals")
+  expect_identical(a$W, b$W)
+  expect_identical(a$H, b$H)
+  # dense enough: ANLS in both storages, the same fit up to rounding
+  x <- matrix(runif(40 * 30), 40)
+  set.seed(2)
+  a <- nmf(x, 3)
+  set.seed(2)
+  b <- nmf(Matrix::Matrix(x, sparse = TRUE), 3)
+  expect_identical(c(a$method, b$method), c("anls", "anls"))
+  expect_equal(fitted(a), fitted(b), tolerance = 1e-10)
+  expect_lt(nonzero_share(as.matrix(xs)), 0.25)
+  expect_equal(nonzero_share(as.matrix(xs)), nonzero_share(xs))
+})
+
+test_that("sparse weights stay sparse and weigh only their stored entries", {
+  set.seed(1)
+  s <- Matrix::rsparsematrix(30, 20, 0.4, rand.x = runif)
+  s[1, ] <- 1
+  s[, 1] <- 1
+  w <- s
+  w@x <- runif(length(w@x)) + 0.5
+  a <- masked_setup(s, w, NULL)
+  expect_s4_class(a$x, "dgCMatrix")
+  expect_identical(a$base, 0)
+  expect_equal(a$delta, w@x)
+  expect_equal(a$value, s@x)
+  ctl <- nmf_control(tol = 1e-10, max_iter = 300)
+  set.seed(3)
+  f1 <- suppressWarnings(nmf(s, 2, weights = w, control = ctl))
+  set.seed(3)
+  f2 <- suppressWarnings(nmf(s, 2, weights = as.matrix(w), control = ctl))
+  expect_equal(f1$W, f2$W, tolerance = 1e-12)
+  # the loss is the weighted one of the stored entries
+  r <- as.matrix(s) - fitted(f1)
+  wd <- as.matrix(w)
+  expect_equal(utils::tail(f1$loss, 1),
+               sqrt(sum(wd * r^2) / sum(wd * as.matrix(s)^2)),
+               tolerance = 1e-6)
+  # NA and masked entries weigh 0 even where weights store a weight
+  s2 <- s
+  s2[2, 1] <- NA
+  mk <- matrix(FALSE, 30, 20)
+  mk[3, ] <- TRUE
+  mk[3, 1] <- FALSE
+  a2 <- masked_setup(s2, w, mk)
+  expect_false(any(a2$i == 1 & a2$j == 0))
+  expect_false(any(a2$i == 2 & a2$j > 0))
+  expect_true(any(a2$i == 2 & a2$j == 0))
+})
+
+test_that("sparse weights are never densified (1e5 x 1e5, 2e5 stored)", {
+  n <- 1e5
+  set.seed(1)
+  i <- c(seq_len(n), sample.int(n, n))
+  j <- c(seq_len(n), sample.int(n, n))
+  s <- Matrix::sparseMatrix(i, j, x = runif(2 * n) + 0.1, dims = c(n, n))
+  w <- s
+  w@x <- runif(length(w@x)) + 0.5
+  # a dense copy of either would take 75 GB
+  f <- suppressWarnings(nmf(s, 2, weights = w,
+                            control = nmf_control(max_iter = 3)))
+  expect_identical(f$entry_weights$base, 0)
+  expect_equal(f$entry_weights$delta, w@x)
 })
