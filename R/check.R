@@ -70,7 +70,7 @@ as_numeric_matrix <- function(x, arg, call, structure_ok = FALSE) {
       cls <- vapply(x[!ok], function(col) class(col)[1], character(1))
       abort_nmfkit(c("{.arg {arg}} must have only numeric columns.",
                      "x" = "{cli::qty(length(bad))}Column{?s} {.val {bad}} {?is/are} not numeric (class {.cls {unique(cls)}})."),
-                   "type", call = call)
+                   "type", call = call, value = x)
     }
     x <- as.matrix(x)
   }
@@ -78,7 +78,7 @@ as_numeric_matrix <- function(x, arg, call, structure_ok = FALSE) {
   if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
     abort_nmfkit(c("{.arg {arg}} must be a numeric matrix, a numeric data frame or a {.cls dgCMatrix}.",
                    "x" = "It is {.obj_type_friendly {x}}."),
-                 "type", call = call)
+                 "type", call = call, value = x)
   }
   if (!is.double(x)) storage.mode(x) <- "double"
   x
@@ -111,7 +111,7 @@ as_dgc <- function(x, arg, call, structure_ok = FALSE) {
   abort_nmfkit(c("{.arg {arg}} is a matrix of unsupported class {.cls {class(x)[1]}}.",
                  "i" = "nmfkit takes numeric matrices (base {.cls matrix} or sparse {.cls dgCMatrix}); pattern and logical ones have no values to factorise.",
                  "i" = "Convert it with {.code x * 1} if its entries are meant as ones."),
-               "type", call = call)
+               "type", call = call, value = x)
 }
 
 # validObject() for any Matrix, as a classed error naming the argument.
@@ -293,7 +293,7 @@ check_nonnegative_values <- function(x, vals, arg, call,
   abort_nmfkit(c("{.arg {arg}} must be nonnegative.",
                  "x" = "{.arg {arg}} has {sum(neg)} negative entr{?y/ies}; the smallest is {signif(vals[low], 4)} at {lowest}.",
                  "i" = hint),
-               class, call = call)
+               class, call = call, value = x)
 }
 
 # Scalars ---------------------------------------------------------------------
@@ -309,19 +309,19 @@ check_count <- function(x, min = 1, max = Inf, arg = rlang::caller_arg(x),
   if (!is_number(x) || x != round(x)) {
     abort_nmfkit(c("{.arg {arg}} must be a whole number.",
                    "x" = "It is {describe_value(x)}."),
-                 what, call = call)
+                 what, call = call, value = x)
   }
   if (x < min || x > max) {
     range <- if (is.finite(max)) sprintf("between %s and %s", min, max)
              else sprintf("at least %s", min)
     abort_nmfkit(c("{.arg {arg}} must be {range}.",
                    "x" = "It is {describe_value(x)}."),
-                 what, call = call)
+                 what, call = call, value = x)
   }
   if (abs(x) > .Machine$integer.max) {
     abort_nmfkit(c("{.arg {arg}} must be at most {(.Machine$integer.max)} (the largest integer R has).",
                    "x" = "It is {describe_value(x)}."),
-                 what, call = call)
+                 what, call = call, value = x)
   }
   as.integer(x)
 }
@@ -333,12 +333,12 @@ check_rank <- function(rank, max_rank, arg = rlang::caller_arg(rank),
   if (missing(rank)) {
     abort_nmfkit(c(paste0("{.arg {arg}} is missing: give the number of components, from 1 to {max_rank} (", why, ")."),
                    "i" = "For example {.code rank = {min(2L, max_rank)}}."),
-                 "rank", call = call)
+                 "rank", call = call, value = rank)
   }
   if (!is_number(rank) || rank != round(rank) || rank < 1 || rank > max_rank) {
     abort_nmfkit(c(paste0("{.arg {arg}} must be a whole number from 1 to {max_rank} (", why, ")."),
                    "x" = "It is {describe_value(rank)}."),
-                 "rank", call = call)
+                 "rank", call = call, value = rank)
   }
   as.integer(rank)
 }
@@ -354,7 +354,7 @@ check_number <- function(x, min = -Inf, max = Inf, strict = FALSE,
              else sprintf("%s %s", cmp, min)
     abort_nmfkit(c("{.arg {arg}} must be a finite number {range}.",
                    "x" = "It is {describe_value(x)}."),
-                 what, call = call)
+                 what, call = call, value = x)
   }
   as.double(x)
 }
@@ -364,7 +364,7 @@ check_flag <- function(x, arg = rlang::caller_arg(x),
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {
     abort_nmfkit(c("{.arg {arg}} must be {.code TRUE} or {.code FALSE}.",
                    "x" = "It is {describe_value(x)}."),
-                 what, call = call)
+                 what, call = call, value = x)
   }
   x
 }
@@ -375,11 +375,11 @@ check_flag <- function(x, arg = rlang::caller_arg(x),
 check_factor_matrix <- function(x, nrow, ncol, arg, call = rlang::caller_env()) {
   if (!is.matrix(x) || !is.numeric(x)) {
     abort_nmfkit(c("{.arg {arg}} must be a numeric matrix.",
-                   "x" = "It is {.obj_type_friendly {x}}."), "init", call = call)
+                   "x" = "It is {.obj_type_friendly {x}}."), "init", call = call, value = x)
   }
   if (nrow(x) != nrow || ncol(x) != ncol) {
     abort_nmfkit(c("{.arg {arg}} must be {nrow} x {ncol}.",
-                   "x" = "It is {nrow(x)} x {ncol(x)}."), "init", call = call)
+                   "x" = "It is {nrow(x)} x {ncol(x)}."), "init", call = call, value = x)
   }
   if (any(!is.finite(x)) || any(x < 0)) {
     abort_nmfkit(c("{.arg {arg}} must be nonnegative and finite.",
@@ -400,12 +400,12 @@ check_image_dim <- function(image_dim, n_pixels, arg = rlang::caller_arg(image_d
   if (!ok) {
     abort_nmfkit(c("{.arg {arg}} must be two positive whole numbers c(rows, columns).",
                    "x" = "It is {.code {deparse(image_dim)}}."),
-                 "image_dim", call = call)
+                 "image_dim", call = call, value = image_dim)
   }
   if (prod(image_dim) != n_pixels) {
     abort_nmfkit(c("{.arg {arg}} must multiply to the number of pixels, {n_pixels}.",
                    "x" = "{image_dim[1]} x {image_dim[2]} = {prod(image_dim)}."),
-                 "image_dim", call = call)
+                 "image_dim", call = call, value = image_dim)
   }
   as.integer(image_dim)
 }
@@ -419,7 +419,7 @@ check_newdata <- function(newdata, n_features, arg = rlang::caller_arg(newdata),
     abort_nmfkit(c("{.arg {arg}} must have {n_features} rows, one per feature of the fit.",
                    "x" = "It has {nrow(newdata)} row{?s}.",
                    "i" = "Columns are samples; transpose with {.fn t} if your samples are rows."),
-                 "dimension", call = call)
+                 "dimension", call = call, value = newdata)
   }
   newdata
 }
@@ -442,7 +442,7 @@ check_choice <- function(x, choices, arg = rlang::caller_arg(x),
     abort_nmfkit(c("{.arg {arg}} must be one of {.or {.val {choices}}}.",
                    "x" = "It is {describe_value(x)}.",
                    "i" = if (!is.null(hint)) "Did you mean {.val {hint}}?"),
-                 what, call = call)
+                 what, call = call, value = x)
   }
   x
 }

@@ -143,11 +143,7 @@ check_weights <- function(weights, x, call) {
                    "weights", call = call)
     }
   }
-  if (!identical(as.integer(dim(weights)), as.integer(dim(x)))) {
-    abort_nmfkit(c("{.arg weights} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
-                   "x" = "It is {nrow(weights)} x {ncol(weights)}."),
-                 "weights", call = call)
-  }
+  check_shape_of_x(weights, x, "weights", call)
   if (methods::is(weights, "sparseMatrix")) {
     w <- methods::as(methods::as(methods::as(weights, "CsparseMatrix"),
                                  "generalMatrix"), "dMatrix")
@@ -194,11 +190,7 @@ check_mask <- function(mask, x, call) {
                    "x" = "It is {.obj_type_friendly {mask}}."),
                  "mask", call = call)
   }
-  if (!identical(as.integer(dim(mask)), as.integer(dim(x)))) {
-    abort_nmfkit(c("{.arg mask} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
-                   "x" = "It is {nrow(mask)} x {ncol(mask)}."),
-                 "mask", call = call)
-  }
+  check_shape_of_x(mask, x, "mask", call)
   if (!inherits(mask, "Matrix")) {
     if (anyNA(mask)) {
       abort_nmfkit(c("{.arg mask} must not contain {.code NA}.",
@@ -256,4 +248,14 @@ mask_residuals <- function(object, out) {
     out[!keep] <- NA
   }
   out
+}
+
+# An entrywise argument (weights, mask) has the shape of x.
+check_shape_of_x <- function(y, x, arg, call) {
+  if (!identical(as.integer(dim(y)), as.integer(dim(x)))) {
+    abort_nmfkit(c("{.arg {arg}} must have the shape of {.arg x} ({nrow(x)} x {ncol(x)}).",
+                   "x" = "It is {nrow(y)} x {ncol(y)}."),
+                 arg, call = call, value = dim(y))
+  }
+  invisible(y)
 }

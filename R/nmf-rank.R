@@ -446,9 +446,9 @@ observed_entries <- function(x) {
 
 warn_capped <- function(capped, call = rlang::caller_env(2)) {
   if (!any(capped > 0)) return(invisible(NULL))
-  cli::cli_warn(
+  warn_nmfkit(
     c("{sum(capped > 0)} of {length(capped)} fits did not reach {.arg tol} within {.arg max_iter} iterations.",
       "i" = "Raise {.code max_iter} in {.fn nmf_control} if the errors look unsettled."),
-    class = c("nmfkit_warning_convergence", "nmfkit_warning"), call = call
+    "convergence", call = call
   )
 }

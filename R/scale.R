@@ -37,14 +37,6 @@ scale_data <- function(x, e) {
   x
 }
 
-# The factors of a fit of x / 2^e back at the scale of x (W and H times
-# 2^(e / 2)); e = 0, the usual case, returns the fit without copying them.
-unscale_factors <- function(fit, e) {
-  if (e == 0) return(fit)
-  fit$W <- fit$W * 2^(e / 2)
-  fit$H <- fit$H * 2^(e / 2)
-  fit
-}
 
 # The status of a finished fit: "numerical_error" when a factor is not
 # finite, "degenerate" when W H is zero (every component has an all-zero

@@ -1,4 +1,4 @@
-# Manifold-regularised NMF (specs/manifold.md section 10): the hard targets
+# Manifold-regularised NMF (the SMRMF paper's experiments, Mani, Domeniconi and Griva): the hard targets
 # as a table (PASS/FAIL against the spec's tolerances), the
 # measure-and-report rows next to the paper's numbers, run times next to the
 # paper's MATLAB times, and GNMF against a base-R transcript of the same
@@ -6,6 +6,8 @@
 #   Rscript bench/manifold.R [hard|report|time|all|cai] [quick] [sets]
 # "quick" uses fewer draws/runs and a short lambda grid (a smoke run).
 suppressPackageStartupMessages(library(nmfkit))
+# the loaders of the paper's data sets, shared with the tests
+source("tests/testthat/helper-paper-data.R")
 args <- commandArgs(trailingOnly = TRUE)
 what <- if (length(args)) args[1] else "all"
 quick <- "quick" %in% args
@@ -25,7 +27,7 @@ load_set <- function(name) {
       x <- two_moons(500, dim = 10)
       list(x = x, y = attr(x, "labels"))
     },
-    nmfkit:::paper_data(name)
+    paper_data(name)
   )
 }
 n_classes <- function(d) length(unique(d$y))

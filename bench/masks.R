@@ -32,7 +32,7 @@ if ("dense" %in% parts) {
 }
 
 sparse_problem <- function() {
-  set.seed(2)  # the sparse benchmark problem of specs/nmf.md
+  set.seed(2)  # the sparse benchmark problem of bench/nmf.R
   Matrix::rsparsematrix(20000, 5000, 0.005, rand.x = function(n) runif(n))
 }
 

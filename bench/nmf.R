@@ -1,4 +1,4 @@
-# Standard NMF benchmark (issues 2 and 10, specs/nmf.md "Speed targets"):
+# Standard NMF benchmark (issues 2 and 10: speed against the strongest peers):
 # the default nmfkit::nmf() against RcppML::nmf() (and scikit-learn's
 # NMF(solver = "cd") when python3 has it), each run to the same relative
 # error ||X - WH||_F / ||X||_F, on

@@ -153,3 +153,34 @@ test_that("every variant is declared with its settings and label", {
                class = "nmfkit_error_control")
   expect_snapshot(nmf(swimmer(), 3, control = list(eps = 1)), error = TRUE)
 })
+
+test_that("errors carry the offending value as a field", {
+  cnd <- rlang::catch_cnd(nmf(swimmer(), rank = 2.5), "nmfkit_error")
+  expect_s3_class(cnd, "nmfkit_error_rank")
+  expect_identical(cnd$value, 2.5)
+  cnd <- rlang::catch_cnd(nmf(swimmer(), 3, method = "hal"), "nmfkit_error")
+  expect_identical(cnd$value, "hal")
+  cnd <- rlang::catch_cnd(nmf_control(max_iter = -1), "nmfkit_error")
+  expect_identical(cnd$value, -1)
+  cnd <- rlang::catch_cnd(basis(1:3), "nmfkit_error")
+  expect_identical(cnd$value, 1:3)
+})
+
+test_that("keep_data = FALSE keeps no data, for every variant", {
+  fits <- suppressMessages(grammar_fits())
+  x <- swimmer()[, 1:40]
+  for (nm in names(fits)) expect_false(is.null(fits[[nm]]$data), label = nm)
+  lean <- nmf(x, 3, keep_data = FALSE, control = nmf_control(max_iter = 10))
+  expect_null(lean$data)
+  expect_error(residuals(lean), class = "nmfkit_error_data")
+  set.seed(1)
+  pts <- two_moons(60)
+  m <- nmf_manifold(pts, 2, preprocess = "minmax", keep_data = FALSE,
+                    control = nmf_control(max_iter = 50))
+  expect_null(m$data)
+  expect_true(is.na(summary(m)$relative_error))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_error(plot(m, type = "graph"), class = "nmfkit_error_data")
+  expect_identical(length(clusters(m)), 60L)
+})

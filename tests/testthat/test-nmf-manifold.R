@@ -172,7 +172,7 @@ test_that("NMF = GNMF(lambda = 0) matches the paper on Ionosphere, Sonar, Musk1"
   target <- list(ionosphere = c(0.61, 0.02, 0.015),
                  sonar = c(0.54, 0.004, 0.01), musk1 = c(0.53, 0.01, 0.01))
   for (nm in names(target)) {
-    d <- nmfkit:::paper_data(nm)
+    d <- paper_data(nm)
     set.seed(1)
     runs <- vapply(1:30, function(r) {
       fit <- nmf_manifold(d$x, 2, method = "gnmf", lambda = 0,
