@@ -53,8 +53,8 @@ print_extra.nmfkit_manifold <- function(x, ...) {
 summary.nmfkit_manifold <- function(object, ...) {
   check_dots_empty()
   out <- NextMethod()
-  out$relative_error <- sqrt(sum(stats::residuals(object)^2) /
-                               sum(as.matrix(object$data)^2))
+  out$relative_error <- relative_norm(stats::residuals(object),
+                                      object$data)
   out$method <- method_label(object)
   out$cluster_sizes <- tabulate(object$labels, object$rank)
   out$graph <- graph_label(object)
