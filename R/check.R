@@ -373,6 +373,12 @@ check_flag <- function(x, arg = rlang::caller_arg(x),
 
 # A nonnegative finite numeric matrix of a given shape (user-supplied factors).
 check_factor_matrix <- function(x, nrow, ncol, arg, call = rlang::caller_env()) {
+  if (inherits(x, "Matrix")) {
+    # a factor is dense: a (valid) Matrix one is used as a base matrix
+    check_sparse_structure(x, arg, call)
+    check_sparse_valid(x, arg, call)
+    x <- as.matrix(x)
+  }
   if (!is.matrix(x) || !is.numeric(x)) {
     abort_nmfkit(c("{.arg {arg}} must be a numeric matrix.",
                    "x" = "It is {.obj_type_friendly {x}}."), "init", call = call, value = x)

@@ -120,7 +120,9 @@ summary.nmfkit <- function(object, ...) {
   W <- object$W
   H <- object$H
   mass <- colSums(W) * rowSums(H)
-  share <- if (sum(mass) > 0) mass / sum(mass) else mass
+  # NA for factors that are not finite (a fit stopped on a numerical error)
+  share <- if (isTRUE(sum(mass) > 0)) mass / sum(mass)
+           else if (all(is.finite(mass))) mass else mass * NA_real_
   rel <- if (is.null(object$data)) NA_real_
          else frobenius_rel_error(object$data, W, H, object$entry_weights)
   structure(

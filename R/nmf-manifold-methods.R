@@ -57,7 +57,7 @@ summary.nmfkit_manifold <- function(object, ...) {
   check_dots_empty()
   out <- NextMethod()
   out$relative_error <- if (is.null(object$data)) NA_real_ else
-    sqrt(sum(stats::residuals(object)^2) / sum(as.matrix(object$data)^2))
+    relative_norm(stats::residuals(object), object$data)
   out$method <- method_label(object)
   out$cluster_sizes <- tabulate(object$labels, object$rank)
   out$graph <- graph_label(object)

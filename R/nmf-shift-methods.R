@@ -41,7 +41,7 @@ summary.nmfkit_shift <- function(object, ...) {
   check_dots_empty()
   out <- summary.nmfkit(object)
   out$relative_error <- if (is.null(object$data)) NA_real_ else
-    sqrt(sum(stats::residuals(object)^2) / sum(object$data^2))
+    relative_norm(stats::residuals(object), object$data)
   inst <- instances(object)
   out$placements <- stats::setNames(
     tabulate(inst$atom, nbins = object$rank), colnames(object$W))

@@ -45,6 +45,16 @@ summary.nmfkit_stratified <- function(object, ...) {
   # without kept data the losses are unknown (NA); the shares need no data
   x <- object$data
   if (is.null(x)) x <- matrix(NA_real_, nrow(object$W), ncol(object$H))
+  # on x / 2^e and the factors scaled alike (exact), so that sums of
+  # squares of data near .Machine$double.xmax or 1e-300 stay finite
+  e <- data_exponent(if (inherits(x, "dgCMatrix")) x@x[!is.na(x@x)]
+                     else x[!is.na(x)])
+  if (e != 0) {
+    object$W <- scale_data(object$W, e %/% 2)
+    object$H <- scale_data(object$H, e - e %/% 2)
+    object$V <- scale_data(object$V, e)
+    x <- scale_data(x, e)
+  }
   parts <- stratified_parts(object, x)
   fitted_mass <- parts$shift_mass + parts$basis_mass
   out$relative_error <- sqrt(sum(parts$sq_error) / sum(parts$sq_norm))

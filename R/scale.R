@@ -53,15 +53,27 @@ fit_status <- function(W, H, status) {
   status
 }
 
+# sqrt(sum(r^2) / sum(x^2)) for a residual r of data x, on r / 2^e and
+# x / 2^e, so that data near .Machine$double.xmax or 1e-300 give the
+# relative error of any other scale (NA entries of x weigh 0).
+relative_norm <- function(r, x) {
+  x <- as.matrix(x)
+  e <- data_exponent(x[!is.na(x)])
+  r <- scale_data(r, e)
+  x <- scale_data(x, e)
+  den <- sum(x^2, na.rm = TRUE)
+  if (den > 0) sqrt(sum(r^2, na.rm = TRUE) / den) else 0
+}
+
 # Coefficients solved on data / 2^e, back at the scale of the data: h * 2^e
 # in exact steps (2^e itself overflows beyond e = 1023). Coefficients beyond
 # the double range are a classed error naming the data, never Inf or NaN
 # (the fit is scale-equivariant: the user can rescale the data instead).
 unscale_coef <- function(h, e, arg = "newdata", call = rlang::caller_env()) {
+  h0 <- h
   if (e != 0) h <- scale_data(h, -e)
   if (all(is.finite(h))) return(h)
-  big <- suppressWarnings(max(log2(scale_data(h, e)[is.finite(h) |
-                                                      is.infinite(h)]))) + e
+  big <- suppressWarnings(max(log2(h0[is.finite(h0) & h0 > 0]))) + e
   abort_nmfkit(c("The coefficients of {.arg {arg}} are too large for double precision.",
                  "x" = "The largest is about 2^{round(big)}; doubles end at 2^1024 ({format(.Machine$double.xmax, digits = 3)}).",
                  "i" = "Divide {.arg {arg}} by a constant first: coefficients scale with the data."),

@@ -413,7 +413,120 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_overflow"),
     list("predict.nmfkit_manifold",
          quote(predict(f$mfit, x * .Machine$double.xmax)),
-         "nmfkit_error_overflow")
+         "nmfkit_error_overflow"),
+    # every argument of every function: the rows the table lacked
+    list("chamfer_distance", quote(chamfer_distance(x, x, normalize = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, rank = 0)),
+         "nmfkit_error_rank"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, resample = -1)),
+         "nmfkit_error_count"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, samples = "a")),
+         "nmfkit_error_count"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, normalize = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, init = "bogus")),
+         "nmfkit_error_init"),
+    list("nmf_distance.list",
+         quote(nmf_distance(f$sets, control = list(bogus = 1))),
+         "nmfkit_error_control"),
+    list("nmf_distance.nmfkit", quote(nmf_distance(f$fit, normalize = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_distance.nmfkit_wasserstein",
+         quote(nmf_distance(f$wfit, control = list(bogus = 1))),
+         "nmfkit_error_control"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2, samples = -1)),
+         "nmfkit_error_count"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2, normalize = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2, init = "bogus")),
+         "nmfkit_error_init"),
+    list("nmf_joint", quote(nmf_joint(x, f$x2, keep_data = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_joint_test", quote(nmf_joint_test(x, f$x2, rank = 0)),
+         "nmfkit_error_rank"),
+    list("nmf_manifold", quote(nmf_manifold(x, 2, lambda = -1)),
+         "nmfkit_error_value"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2, image_dim = c(3, 3))),
+         "nmfkit_error_image_dim"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2, inner = 0)),
+         "nmfkit_error_count"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2, instances = -1)),
+         "nmfkit_error_instances"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x, 2, keep_data = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_stratified", quote(nmf_stratified(x, strata = 1:3, rank = 2)),
+         "nmfkit_error_strata"),
+    list("nmf_stratified",
+         quote(nmf_stratified(f$sets, rank = 2, keep_data = NA)),
+         "nmfkit_error_flag"),
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2, coords = "a")),
+         "nmfkit_error_coords"),
+    list("nmf_wasserstein",
+         quote(nmf_wasserstein(f$hist, 2, image_dim = c(2, 2))),
+         "nmfkit_error_image_dim"),
+    list("nmf_wasserstein",
+         quote(nmf_wasserstein(f$hist, 2, cost = matrix(-1, 15, 15))),
+         "nmfkit_error_cost"),
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2, epsilon = -1)),
+         "nmfkit_error_epsilon"),
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2, init = "bogus")),
+         "nmfkit_error_init"),
+    list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2, keep_data = NA)),
+         "nmfkit_error_flag"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1], f$hist[, 2],
+                                          cost = "a")), "nmfkit_error_cost"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1], f$hist[, 2],
+                                          coords = 1:3)),
+         "nmfkit_error_coords"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1], f$hist[, 2],
+                                          image_dim = c(2, 2))),
+         "nmfkit_error_image_dim"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1], f$hist[, 2],
+                                          epsilon = 0)),
+         "nmfkit_error_epsilon"),
+    list("ot_distance", quote(ot_distance(f$hist[, 1], f$hist[, 2],
+                                          plan = NA)), "nmfkit_error_flag"),
+    list("plot.nmfkit", quote(plot(f$fit, components = 99)),
+         "nmfkit_error_components"),
+    list("plot.nmfkit_dist", quote(plot(f$dist, values = NA)),
+         "nmfkit_error_flag"),
+    list("plot.nmfkit_joint", quote(plot(f$jfit, type = "basis",
+                                         image_dim = c(5, 5))),
+         "nmfkit_error_image_dim"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, type = "placements",
+                                         images = 1e6)),
+         "nmfkit_error_images"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, components = 99)),
+         "nmfkit_error_components"),
+    list("plot.nmfkit_stratified", quote(plot(f$sfit, type = "basis",
+                                              components = 99)),
+         "nmfkit_error_components"),
+    list("plot.nmfkit_wasserstein", quote(plot(f$wfit, components = 99)),
+         "nmfkit_error_components"),
+    list("predict.nmfkit", quote(predict(f$fit, x, tol = -1)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_manifold", quote(predict(f$mfit, x, tol = -1)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_manifold", quote(predict(f$mfit, x, max_passes = 0)),
+         "nmfkit_error_count"),
+    list("predict.nmfkit_stratified",
+         quote(predict(f$sfit, x, strata = rep("a", 10), tol = NA)),
+         "nmfkit_error_value"),
+    list("shifted_shapes", quote(shifted_shapes(2, noise = -1)),
+         "nmfkit_error_value"),
+    list("shifted_shapes", quote(shifted_shapes(2, copies = 0)),
+         "nmfkit_error_copies"),
+    list("shifted_shapes", quote(shifted_shapes(2, overlap = NA)),
+         "nmfkit_error_flag"),
+    list("shifted_shapes", quote(shifted_shapes(2, margin = -1)),
+         "nmfkit_error_count"),
+    list("top_features.nmfkit_stratified", quote(top_features(f$sfit, n = 0)),
+         "nmfkit_error_count"),
+    list("two_moons", quote(two_moons(10, dim = 1)), "nmfkit_error_count"),
+    list("nmf", quote(nmf(x, 2, init = list(W = Matrix::Matrix(x[, 1:2] > 2),
+                                            H = matrix(1, 2, 10)))),
+         "nmfkit_error_init")
   )
   # corrupted sparse objects of each layout in every sparse argument
   bad_d <- corrupt_sparse(x, "d")
@@ -462,6 +575,29 @@ test_that("the bad-input table gives classed errors", {
     if (length(a)) paste0(fn, "$", a)
   }))
   expect_setequal(setdiff(choices, covered), character())
+
+  # coverage of arguments: every formal argument of every function is set
+  # (by name or position) in one of its rows, but for those that take any
+  # value (ignored for the generic, a plot title)
+  any_value <- c("as.data.frame.nmfkit_rank$row.names",
+                 "as.data.frame.nmfkit_rank$optional", "plot.nmfkit_dist$main")
+  set_args <- unlist(lapply(rows, function(r) {
+    fn <- sub("\\$.*", "", r[[1]])
+    cl <- as.list(r[[2]])[-1]
+    nms <- names(cl)
+    if (is.null(nms)) nms <- rep("", length(cl))
+    formal <- setdiff(names(formals(get(fn, envir = asNamespace("nmfkit")))),
+                      "...")
+    pos <- formal[seq_len(min(sum(!nzchar(nms)), length(formal)))]
+    paste0(fn, "$", c(nms[nzchar(nms)], pos))
+  }))
+  all_args <- unlist(lapply(setdiff(api, exempt), function(fn) {
+    a <- setdiff(names(formals(get(fn, envir = asNamespace("nmfkit")))),
+                 "...")
+    if (length(a)) paste0(fn, "$", a)
+  }))
+  expect_setequal(setdiff(all_args, c(set_args, covered, any_value)),
+                  character())
 })
 
 test_that("choices are checked by check_choice() with a hint", {
@@ -530,4 +666,58 @@ test_that("siblings: missing data and counts beyond integers", {
   expect_error(shifted_shapes(2, copies = Inf), class = "nmfkit_error_copies")
   expect_error(shifted_shapes(2, frame = c(1e10, 1)),
                class = "nmfkit_error_image_dim")
+})
+
+test_that("huge and tiny data give finite answers or classed errors", {
+  f <- contract_fixtures()
+  x <- f$x
+  c <- 2^1000
+  # predict(): coefficients scale with the data (NNLS is equivariant; not
+  # so stratified fits, whose fixed shifts V do not scale with newdata)
+  s_big <- predict(f$sfit, x * c, strata = rep("a", 10))
+  expect_true(all(is.finite(s_big)))
+  cases <- list(
+    nmf = list(f$fit, x, list()),
+    shift = list(f$shfit, f$sim$x, list()),
+    manifold = list(f$mfit, x, list())
+  )
+  for (nm in names(cases)) {
+    cs <- cases[[nm]]
+    h <- do.call(predict, c(list(cs[[1]], cs[[2]]), cs[[3]]))
+    for (s in c(c, 1 / c)) {
+      hs <- do.call(predict, c(list(cs[[1]], cs[[2]] * s), cs[[3]]))
+      expect_true(all(is.finite(hs)), info = nm)
+      expect_equal(as.vector(hs) / s, as.vector(h), tolerance = 1e-8,
+                   info = nm)
+    }
+  }
+  expect_true(all(is.finite(predict(f$jfit, x * c))))
+  expect_true(all(is.finite(predict(f$wfit, f$hist * c))))
+  # summary(): the relative error does not depend on the scale
+  fits <- list(
+    nmf = function(s) nmf(x * s, 2),
+    joint = function(s) nmf_joint(x * s, f$x2 * s, rank = 2),
+    stratified = function(s) nmf_stratified(list(a = x * s, b = f$x2 * s),
+                                            rank = 2,
+                                            control = nmf_control(max_iter = 5)),
+    shift = function(s) nmf_shift(f$sim$x * s, rank = 2, restarts = 1,
+                                  control = nmf_control(max_iter = 2)),
+    masked = function(s) nmf(replace(x, 3, NA) * s, 2, na = "omit")
+  )
+  for (nm in names(fits)) {
+    ref <- withr::with_seed(1, summary(fits[[nm]](1))$relative_error)
+    for (s in c(c, 1 / c)) {
+      rel <- withr::with_seed(1, summary(fits[[nm]](s))$relative_error)
+      expect_true(is.finite(rel), info = nm)
+      expect_equal(rel, ref, tolerance = 1e-6, info = nm)
+    }
+  }
+  # nmf_rank(): held-out errors and clusters of huge data are those of x
+  for (m in c("cv", "consensus")) {
+    r0 <- withr::with_seed(1, nmf_rank(x, 1:2, method = m, nfolds = 2,
+                                       nrun = 2, fraction = 0.1))
+    r <- withr::with_seed(1, nmf_rank(x * 1e300, 1:2, method = m, nfolds = 2,
+                                      nrun = 2, fraction = 0.1))
+    expect_equal(r$results, r0$results, tolerance = 1e-8)
+  }
 })
