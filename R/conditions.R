@@ -31,11 +31,14 @@ warn_nmfkit <- function(message, what, ..., call = rlang::caller_env(),
   )
 }
 
-# An argument renamed or retired: it keeps working for one release with
-# a warning of class nmfkit_warning_deprecated, once per session and name.
+# An argument renamed or retired, or an order changed: it keeps working
+# for one release with a warning of class nmfkit_warning_deprecated, once
+# per session and name. `old` and `new` are cli inline text.
 deprecate_nmfkit <- function(old, new, fn, call = rlang::caller_env()) {
+  what <- cli::format_inline(old)
+  instead <- cli::format_inline(new)
   warn_nmfkit(
-    c("{.arg {old}} of {.fn {fn}} is deprecated; use {new} instead.",
+    c("{what} in {.fn {fn}} is deprecated; use {instead} instead.",
       "i" = "It still works in this release and will be removed in the next."),
     "deprecated", call = call, old = old, new = new,
     .frequency = "once", .frequency_id = paste0("nmfkit_", fn, "_", old)

@@ -40,7 +40,9 @@ run_pipeline <- function(v, x, rank, init, control, nrun = 1L,
   xr <- kept_lines(xs, keep)
   # every start is drawn before any run, in order, from the session's RNG
   # stream: the first from `init`, the others from "random". The runs draw
-  # no random numbers, so any future::plan() gives the same fits.
+  # no random numbers, so any future::plan() gives the same fits (and
+  # future.apply need not hand them seeds; its check for random numbers in
+  # a worker would also count those that loading packages there draws).
   starts <- lapply(c(list(init), rep(list("random"), nrun - 1L)),
                    function(init) {
     start_on_lines(v, xs, xr, keep, rank, init, spec, control, e)
@@ -54,7 +56,7 @@ run_pipeline <- function(v, x, rank, init, control, nrun = 1L,
       out <- v$run(xr, start, spec, control)
       prog()
       out
-    }, future.seed = FALSE)
+    }, future.seed = NULL)
     finals <- vapply(runs, function(f) final_loss(f$loss), numeric(1))
     fit <- runs[[which.min(finals)]]
   }

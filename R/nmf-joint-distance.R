@@ -107,7 +107,8 @@ nmf_distance.list <- function(x, rank, method = c("jnmf", "chamfer"),
   if (missing(rank)) rank <- NULL
   # rank came after method: nmf_distance(sets, "chamfer") still works
   if (is.character(rank) && missing(method)) {
-    deprecate_nmfkit("method given second", "{.code method = }", "nmf_distance")
+    deprecate_nmfkit("giving {.arg method} second", "{.code method = }",
+                     "nmf_distance")
     method <- rank
     rank <- NULL
   }

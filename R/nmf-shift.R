@@ -105,7 +105,7 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
                       keep_data = TRUE, restarts) {
   call <- match.call()
   if (!missing(restarts)) {
-    deprecate_nmfkit("restarts", "{.arg nrun}", "nmf_shift")
+    deprecate_nmfkit("{.arg restarts}", "{.arg nrun}", "nmf_shift")
     nrun <- restarts
   }
   x <- check_images(x)

@@ -109,7 +109,8 @@ nmf_stratified <- function(x, rank, strata = NULL,
   # strata came before rank: nmf_stratified(x, strata, rank) still works
   if (!missing(rank) && is_number(strata) &&
       (is.null(rank) || length(rank) > 1L || !is.numeric(rank))) {
-    deprecate_nmfkit("strata given before rank", "{.code rank} second",
+    deprecate_nmfkit("giving {.arg strata} before {.arg rank}",
+                     "{.code nmf_stratified(x, rank, strata = )}",
                      "nmf_stratified")
     swap <- rank
     rank <- strata

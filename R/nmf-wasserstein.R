@@ -115,7 +115,7 @@ wasserstein_control <- function(control, outer, given,
   if (missing(outer)) {
     return(check_control(control, fn = "nmf_wasserstein", call = call))
   }
-  deprecate_nmfkit("outer", "{.code control = nmf_control(max_iter = )} (and {.code inner} for the L-BFGS iterations)",
+  deprecate_nmfkit("{.arg outer}", "{.code control = nmf_control(max_iter = )} (and {.code inner} for the L-BFGS iterations)",
                    "nmf_wasserstein", call = call)
   outer <- check_count(outer, min = 1, call = call)
   if (given) {

@@ -198,8 +198,15 @@ test_that("method = 'auto' runs ANLS on dense and HALS on sparse data", {
   x <- small_data()
   set.seed(30)
   expect_identical(nmf(x, 3)$method, "anls")
+  # by the share of nonzeros, not the storage: dense data stored sparse
+  # run ANLS, data with few nonzeros run HALS in either storage
   set.seed(30)
-  expect_identical(nmf(Matrix::Matrix(x, sparse = TRUE), 3)$method, "hals")
+  expect_identical(nmf(Matrix::Matrix(x, sparse = TRUE), 3)$method, "anls")
+  thin <- x * (withr::with_seed(3, matrix(runif(length(x)), nrow(x))) < 0.2)
+  set.seed(30)
+  expect_identical(nmf(Matrix::Matrix(thin, sparse = TRUE), 3)$method, "hals")
+  set.seed(30)
+  expect_identical(nmf(thin, 3)$method, "hals")
 })
 
 test_that("the default reaches 1e-6 on a planted exact rank-5 problem", {
