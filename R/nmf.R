@@ -138,10 +138,11 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   chosen <- method == "auto"
   # what the core runs: with method "auto" on sparse data, accelerated HALS
   # with the passes over each factor chosen by Gillis and Glineur's cost rule
-  # (inner = 0 in the core; the model's control keeps the user's settings)
+  # (inner = "auto", which the glue maps to InnerPasses::automatic; the
+  # model's control keeps the user's settings)
   engine <- control
   if (chosen && is.null(control$inner) && inherits(x, "sparseMatrix")) {
-    engine$inner <- 0L
+    engine$inner <- "auto"
   }
   method <- resolve_method(method, x)
   if (identical(init, "auto")) {
