@@ -209,7 +209,7 @@ fit_shift_stage <- function(x, rank, image_dim, shift, w_step, inner,
       starts[[i]]$W <- x[, sample.int(ncol(x), rank), drop = FALSE]
     }
   }
-  fit <- r_shift_nmf(x, image_dim, shift, w_step, inner, starts, control,
+  fit <- r_nmf_shift(x, image_dim, shift, w_step, inner, starts, control,
                      progress_callback(control, runs = length(starts)))
   storage.mode(fit$G) <- "integer"
   fit$H <- fit$H * 2^e

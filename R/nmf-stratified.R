@@ -120,9 +120,13 @@ nmf_stratified <- function(x, strata = NULL, rank,
                   V = start$V * 2^-e)
   }
 
-  fit <- r_stratified(xs, input$group, start$W, start$H, start$V,
-                      update_order, v_updates, control,
-                      progress_callback(control))
+  # the core stops on tol only when the user set it (tol = 0 runs max_iter
+  # iterations, as the reference code does)
+  engine <- control
+  if (!isTRUE(control$tol_set)) engine$tol <- 0
+  fit <- r_nmf_stratified(xs, input$group, start$W, start$H, start$V,
+                          update_order, v_updates, engine,
+                          progress_callback(control))
   fit$W <- fit$W * 2^(e / 2)
   fit$H <- fit$H * 2^(e / 2)
   fit$V <- fit$V * 2^e
