@@ -5,10 +5,6 @@ r_nndsvd <- function(x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by
     .Call(`_nmfkit_r_nndsvd`, x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns)
 }
 
-r_rsvd <- function(x, k, omega, power_iter, threads) {
-    .Call(`_nmfkit_r_rsvd`, x, k, omega, power_iter, threads)
-}
-
 r_nnls <- function(x, w, tol, max_passes, threads) {
     .Call(`_nmfkit_r_nnls`, x, w, tol, max_passes, threads)
 }
@@ -65,20 +61,20 @@ r_dgc_scan <- function(x) {
     .Call(`_nmfkit_r_dgc_scan`, x)
 }
 
-r_shift_nmf <- function(x, image_dim, group, w_step, inner, starts, control, callback) {
-    .Call(`_nmfkit_r_shift_nmf`, x, image_dim, group, w_step, inner, starts, control, callback)
+r_nmf_shift <- function(x, image_dim, group, w_step, inner, starts, control, callback) {
+    .Call(`_nmfkit_r_nmf_shift`, x, image_dim, group, w_step, inner, starts, control, callback)
 }
 
 r_shift_project <- function(x, w, image_dim, group, inner, control) {
     .Call(`_nmfkit_r_shift_project`, x, w, image_dim, group, inner, control)
 }
 
-r_shift_reconstruct <- function(w, image_dim, group, image, atom, coef, g, m) {
-    .Call(`_nmfkit_r_shift_reconstruct`, w, image_dim, group, image, atom, coef, g, m)
+r_shift_reconstruct <- function(w, image_dim, group, image, atom, coef, g, n) {
+    .Call(`_nmfkit_r_shift_reconstruct`, w, image_dim, group, image, atom, coef, g, n)
 }
 
-r_stratified <- function(x, group, w, h, v, order, v_updates, control, callback) {
-    .Call(`_nmfkit_r_stratified`, x, group, w, h, v, order, v_updates, control, callback)
+r_nmf_stratified <- function(x, group, w, h, v, order, v_updates, control, callback) {
+    .Call(`_nmfkit_r_nmf_stratified`, x, group, w, h, v, order, v_updates, control, callback)
 }
 
 r_stratified_coef <- function(x, group, w, v, tol, max_passes, threads) {
@@ -111,10 +107,6 @@ r_ot_sinkhorn <- function(a, b, kernel, epsilon, max_iter, tol, threads) {
 
 r_ot_sinkhorn_symmetric <- function(a, kernel, epsilon, max_iter, tol, threads) {
     .Call(`_nmfkit_r_ot_sinkhorn_symmetric`, a, kernel, epsilon, max_iter, tol, threads)
-}
-
-r_ot_semidual <- function(x, g, kernel, epsilon, threads) {
-    .Call(`_nmfkit_r_ot_semidual`, x, g, kernel, epsilon, threads)
 }
 
 r_ot_lbfgs <- function(a, b, kernel, epsilon, control) {

@@ -168,7 +168,7 @@ declare_variant(
     start
   },
   run = function(x, start, spec, control) {
-    fit <- r_shift_nmf(x, spec$image_dim, spec$shift, spec$w_step,
+    fit <- r_nmf_shift(x, spec$image_dim, spec$shift, spec$w_step,
                        spec$inner, list(start), control,
                        progress_callback(control))
     storage.mode(fit$G) <- "integer"

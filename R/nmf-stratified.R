@@ -152,9 +152,13 @@ declare_variant(
     stratified_init(x, nlevels(spec$strata), rank, init, call = spec$call)
   },
   run = function(x, start, spec, control) {
-    r_stratified(x, spec$group, start$W, start$H, start$V,
-                 spec$update_order, spec$v_updates, control,
-                 progress_callback(control))
+    # the core stops on tol only when the user set it (tol = 0 runs
+    # max_iter iterations, as the reference code does)
+    engine <- control
+    if (!isTRUE(control$tol_set)) engine$tol <- 0
+    r_nmf_stratified(x, spec$group, start$W, start$H, start$V,
+                     spec$update_order, spec$v_updates, engine,
+                     progress_callback(control))
   },
   # the fit is W H plus the shifts: V with a row of ones per stratum
   status_factors = function(fit) {

@@ -140,11 +140,12 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   method <- resolve_method(method, xfit)
   # what the core runs: with method "auto" on sparse data (by the share of
   # nonzeros, not the storage), accelerated HALS with the passes over each
-  # factor chosen by Gillis and Glineur's cost rule (inner = 0 in the core;
-  # the model's control keeps the user's settings)
+  # factor chosen by Gillis and Glineur's cost rule (inner = "auto", which
+  # the glue maps to InnerPasses::automatic; the model's control keeps the
+  # user's settings)
   engine <- control
   if (chosen && is.null(control$inner) && method == "hals") {
-    engine$inner <- 0L
+    engine$inner <- "auto"
     # the cost rule counts stored entries: run it on the sparse form, so a
     # matrix and its dgCMatrix copy give the same fit (and sparse products)
     if (is.null(masked) && is.matrix(xfit)) xfit <- dense_as_dgc(xfit)

@@ -1,10 +1,10 @@
-// Timings of the engine kernels on the dense benchmark problem of
-// specs/nmf.md (2000 x 1000, rank 20, X = W0 H0 + U[0, 0.1), W0 and H0
-// uniform): today's cd_pass (k x m layout) against the component HALS pass
-// (hals.hpp), today's nnls_solve against nnls_bpp (bpp.hpp), Eigen's GEMM as
-// the yardstick, and whole fits (ANLS with BPP, HALS by component, today's
-// nmf()) traced to a target relative error. Not a test: built only with
-// -DNMFKIT_BENCH=ON.
+// Timings of the engine kernels on the dense benchmark problem of bench/nmf.R
+// (2000 x 1000, rank 20, X = W0 H0 + U[0, 0.1), W0 and H0 uniform; figures
+// in bench/README.md): the column-wise cd_pass (nnls.hpp) against the
+// component HALS pass (hals.hpp), coordinate-descent NNLS (nnls_cd) against
+// nnls_bpp (bpp.hpp), Eigen's GEMM as the yardstick, and whole fits (ANLS
+// with BPP, HALS by component, nmf()) traced to a target relative error.
+// Not a test: built only with -DNMFKIT_BENCH=ON.
 // Usage: bench_kernels [mode] [data] [target] [seed] [max_iter]
 //   mode: kernels; loops / loops2 (all fits, 1 / 2 threads); fast / fast2
 //   (ANLS-BPP and HALS inner = 10 only); a "-random" suffix (fast-random)
@@ -177,10 +177,11 @@ void bench_kernels(const Problem& p) {
     }
   }
 
-  // (ii) exact NNLS: today's nnls_solve against BPP
+  // (ii) NNLS to the end: coordinate descent (predict()'s solver) against
+  // BPP (the ANLS engine's)
   std::printf(
       "NNLS solves to the end; note: violation after, bpp steps "
-      "(nnls_solve: tol 1e-8, <= 100 CD passes)\n");
+      "(nnls_cd: tol 1e-8, <= 100 CD passes)\n");
   struct Case {
     const char* name;
     Mat g, b, start;
@@ -200,10 +201,10 @@ void bench_kernels(const Problem& p) {
       Mat z;
       const Timing t_cd = time_it(
           reps, [&] { z = c.start; },
-          [&] { nmfkit::nnls_solve(z, c.g, c.b, 1e-8, 100, th); });
+          [&] { nmfkit::nnls_cd(z, c.g, c.b, 1e-8, 100, th); });
       std::snprintf(note, sizeof note, "viol %.2e",
                     nmfkit::violation(z, c.g, c.b, 1));
-      row(std::string(c.name) + " nnls_solve", th, 0, t_cd, 0, note);
+      row(std::string(c.name) + " nnls_cd", th, 0, t_cd, 0, note);
       nmfkit::BppStats st;
       const Timing t_b = time_it(
           reps, [] {},
@@ -389,7 +390,7 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
            tr, target);
     ph.print("passes");
   }
-  for (int inner : {1, 10}) {  // today's nmf()
+  for (int inner : {1, 10}) {  // nmf() itself
     if (!all) break;
     struct Timer {
       Trace tr;
@@ -409,7 +410,7 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
     par.threads = threads;
     par.inner = inner;
     nmfkit::nmf(d, w0, h0, par, hooks);
-    report(inner == 1 ? "nmf() hals (today's default)" : "nmf() hals inner=10",
+    report(inner == 1 ? "nmf() hals (default inner=1)" : "nmf() hals inner=10",
            hooks.tr, target);
   }
 }

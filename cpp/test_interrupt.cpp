@@ -27,16 +27,16 @@ TEST_CASE("chunked loops ask the host between groups and stop at once") {
       ran[static_cast<size_t>(b / nmfkit::detail::chunk_length(10000))] = 1;
     };
     StopAfter never{kNever};
-    const bool all = nmfkit::detail::for_chunks_hooked(10000, threads, &never,
-                                                       mark, 1e9);
+    const bool all =
+        nmfkit::Parallel(threads).for_chunks(10000, &never, mark, 1e9);
     CHECK(all);
     CHECK(std::count(ran.begin(), ran.end(), 1) == 64);
     CHECK(never.checks > 1);
     CHECK(never.checks <= nmfkit::detail::kInterruptGroups);
     std::fill(ran.begin(), ran.end(), 0);
     StopAfter stop{2};
-    const bool some = nmfkit::detail::for_chunks_hooked(10000, threads, &stop,
-                                                        mark, 1e9);
+    const bool some =
+        nmfkit::Parallel(threads).for_chunks(10000, &stop, mark, 1e9);
     CHECK_FALSE(some);
     CHECK(stop.checks == 2);
     const auto run = std::count(ran.begin(), ran.end(), 1);

@@ -157,24 +157,27 @@ TEST_CASE("transpose_sparse() gives Eigen's transpose arrays on any thread count
   }
 }
 
-TEST_CASE("update_passes() follows Gillis and Glineur's cost rule") {
-  using nmfkit::detail::update_passes;
-  CHECK(update_passes(3, 100, 50, 5, 1e4) == 3);  // a given count wins
+TEST_CASE("cost_rule_passes() follows Gillis and Glineur's cost rule") {
+  using nmfkit::detail::cost_rule_passes;
   // the sparse benchmark: 20000 x 5000 with 500k stored, k = 20
-  CHECK(update_passes(0, 20000, 5000, 20, 5e5) == 2);  // W
-  CHECK(update_passes(0, 5000, 20000, 20, 5e5) == 5);  // H
+  CHECK(cost_rule_passes(20000, 5000, 20, 5e5) == 2);  // W
+  CHECK(cost_rule_passes(5000, 20000, 20, 5e5) == 5);  // H
   // dense 2000 x 1000, k = 20: products cost n / k passes and more
-  CHECK(update_passes(0, 2000, 1000, 20, 2e6) == 26);
-  CHECK(update_passes(0, 10, 10000000, 2, 1e9) == 100);  // capped
-  CHECK(update_passes(0, 0, 10, 3, 0) == 1);
+  CHECK(cost_rule_passes(2000, 1000, 20, 2e6) == 26);
+  CHECK(cost_rule_passes(10, 10000000, 2, 1e9) == 100);  // capped
+  CHECK(cost_rule_passes(0, 10, 3, 0) == 1);
   // factor_params(): W's passes over its m rows, H's over its n columns
   nmfkit::NmfParams p;
-  p.inner = 0;
+  p.passes = nmfkit::InnerPasses::automatic;
   const auto f = nmfkit::detail::factor_params(p, 20000, 5000, 20, 5e5);
   CHECK(f.w.inner == 2);
   CHECK(f.h.inner == 5);
+  CHECK(f.w.passes == nmfkit::InnerPasses::fixed);
+  CHECK(f.h.passes == nmfkit::InnerPasses::fixed);
+  p.passes = nmfkit::InnerPasses::fixed;  // a given count wins
   p.inner = 4;
   CHECK(nmfkit::detail::factor_params(p, 20000, 5000, 20, 5e5).h.inner == 4);
+  CHECK(nmfkit::detail::factor_params(p, 100, 50, 5, 1e4).w.inner == 4);
 }
 
 TEST_CASE("NNDSVD does not depend on the SVD's sign convention") {
@@ -299,19 +302,7 @@ TEST_CASE("bad shapes throw std::invalid_argument, never crash") {
                   std::invalid_argument);
 }
 
-TEST_CASE("nnls_solve reaches the KKT point; ANLS is monotone") {
-  const Mat a = runif(50, 7, 71);
-  const Mat g = a.transpose() * a;
-  const Mat b =
-      a.transpose() * (runif(50, 30, 72) - Mat::Constant(50, 30, 0.45));
-  Mat z = Mat::Zero(7, 30);
-  nmfkit::nnls_solve(z, g, b, 1e-12, 1000, 1);
-  const Mat grad = g * z - b;
-  CHECK(z.minCoeff() >= 0.0);
-  CHECK(grad.minCoeff() >= -1e-8);
-  CHECK(z.cwiseProduct(grad).cwiseAbs().maxCoeff() < 1e-8);
-  CHECK(nmfkit::violation(z, g, b, 1) < 1e-6);
-
+TEST_CASE("ANLS is monotone and the same on 1 and 2 threads") {
   const Mat x = runif(40, 30, 73);
   const nmfkit::DenseData d(x);
   nmfkit::NmfParams par;

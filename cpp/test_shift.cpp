@@ -263,9 +263,9 @@ TEST_CASE("shift: 1 and 2 threads give the same bits; restarts keep the best") {
   ShiftParams p;
   p.max_iter = 12;
   nmfkit::NullHooks hooks;
-  const nmfkit::ShiftResult r1 = nmfkit::shift_nmf(a, r, s, starts, p, hooks);
+  const nmfkit::ShiftResult r1 = nmfkit::nmf_shift(a, r, s, starts, p, hooks);
   p.threads = 2;
-  const nmfkit::ShiftResult r2 = nmfkit::shift_nmf(a, r, s, starts, p, hooks);
+  const nmfkit::ShiftResult r2 = nmfkit::nmf_shift(a, r, s, starts, p, hooks);
   CHECK(r1.W == r2.W);
   CHECK(r1.H == r2.H);
   CHECK(r1.G == r2.G);
@@ -289,7 +289,7 @@ TEST_CASE("shift: an interrupt stops the fit with a consistent state") {
   p.tol = 0.0;
   Counting hooks;
   hooks.stop_at = 3;
-  const nmfkit::ShiftResult res = nmfkit::shift_nmf(a, r, s, starts, p, hooks);
+  const nmfkit::ShiftResult res = nmfkit::nmf_shift(a, r, s, starts, p, hooks);
   CHECK(res.status == nmfkit::Status::interrupted);
   CHECK(res.restart_loss.size() == 1);
   CHECK(res.iterations <= 2);

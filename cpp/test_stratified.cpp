@@ -117,10 +117,10 @@ nmfkit::StratifiedResult fit(const Problem& p, int iters,
   if (sparse) {
     SpMat xs = p.x.sparseView();
     const nmfkit::SparseData<SpMat> data(xs);
-    return nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, hooks);
+    return nmfkit::nmf_stratified(data, p.group, p.w, p.h, p.v, par, hooks);
   }
   const nmfkit::DenseData data(p.x);
-  return nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, hooks);
+  return nmfkit::nmf_stratified(data, p.group, p.w, p.h, p.v, par, hooks);
 }
 
 }  // namespace
@@ -217,14 +217,14 @@ TEST_CASE("stratified: tol stops on a stalled loss; interrupts stop") {
   const nmfkit::DenseData data(p.x);
   nmfkit::NullHooks none;
   const auto r =
-      nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, none);
+      nmfkit::nmf_stratified(data, p.group, p.w, p.h, p.v, par, none);
   CHECK(r.status == nmfkit::Status::converged);
   CHECK(r.iterations < 5000);
 
   nmfkit_test::StopAfter stop{3};
   par.tol = 0.0;
   const auto q =
-      nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, stop);
+      nmfkit::nmf_stratified(data, p.group, p.w, p.h, p.v, par, stop);
   CHECK(q.status == nmfkit::Status::interrupted);
   CHECK(q.iterations == 3);
   CHECK(stop.progress_calls == 3);
@@ -237,18 +237,18 @@ TEST_CASE("stratified: bad input throws invalid_argument") {
   nmfkit::NullHooks hooks;
   std::vector<int> g = p.group;
   g[0] = 5;  // out of range
-  CHECK_THROWS_AS(nmfkit::stratified_nmf(data, g, p.w, p.h, p.v, par, hooks),
+  CHECK_THROWS_AS(nmfkit::nmf_stratified(data, g, p.w, p.h, p.v, par, hooks),
                   std::invalid_argument);
   g = p.group;
   for (int& gi : g)
     if (gi == 2) gi = 0;  // stratum 3 empty
-  CHECK_THROWS_AS(nmfkit::stratified_nmf(data, g, p.w, p.h, p.v, par, hooks),
+  CHECK_THROWS_AS(nmfkit::nmf_stratified(data, g, p.w, p.h, p.v, par, hooks),
                   std::invalid_argument);
   g.pop_back();
   CHECK_THROWS_AS(
-      nmfkit::stratified_nmf(data, g, p.w, p.h, p.v, par, hooks),
+      nmfkit::nmf_stratified(data, g, p.w, p.h, p.v, par, hooks),
       std::invalid_argument);
-  CHECK_THROWS_AS(nmfkit::stratified_nmf(data, p.group, p.w, p.h,
+  CHECK_THROWS_AS(nmfkit::nmf_stratified(data, p.group, p.w, p.h,
                                          Mat(p.v.leftCols(2)), par, hooks),
                   std::invalid_argument);
 }
@@ -291,7 +291,7 @@ nmfkit::StratifiedResult fit_hals(const Problem& p, int iters,
   par.tol = tol;
   nmfkit::NullHooks hooks;
   const nmfkit::DenseData data(p.x);
-  return nmfkit::stratified_nmf(data, p.group, p.w, p.h, p.v, par, hooks);
+  return nmfkit::nmf_stratified(data, p.group, p.w, p.h, p.v, par, hooks);
 }
 
 }  // namespace

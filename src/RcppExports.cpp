@@ -31,21 +31,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_rsvd
-Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, int power_iter, int threads);
-RcppExport SEXP _nmfkit_r_rsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP power_iterSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type k(kSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type omega(omegaSEXP);
-    Rcpp::traits::input_parameter< int >::type power_iter(power_iterSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_rsvd(x, k, omega, power_iter, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_nnls
 Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol, int max_passes, int threads);
 RcppExport SEXP _nmfkit_r_nnls(SEXP xSEXP, SEXP wSEXP, SEXP tolSEXP, SEXP max_passesSEXP, SEXP threadsSEXP) {
@@ -251,9 +236,9 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_shift_nmf
-Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector image_dim, std::string group, std::string w_step, int inner, Rcpp::List starts, Rcpp::List control, SEXP callback);
-RcppExport SEXP _nmfkit_r_shift_nmf(SEXP xSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP w_stepSEXP, SEXP innerSEXP, SEXP startsSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+// r_nmf_shift
+Rcpp::List r_nmf_shift(const Eigen::Map<Eigen::MatrixXd> x, Rcpp::IntegerVector image_dim, std::string group, std::string w_step, int inner, Rcpp::List starts, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_nmf_shift(SEXP xSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP w_stepSEXP, SEXP innerSEXP, SEXP startsSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -265,7 +250,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type starts(startsSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_shift_nmf(x, image_dim, group, w_step, inner, starts, control, callback));
+    rcpp_result_gen = Rcpp::wrap(r_nmf_shift(x, image_dim, group, w_step, inner, starts, control, callback));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -286,8 +271,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_shift_reconstruct
-Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w, Rcpp::IntegerVector image_dim, std::string group, std::vector<int> image, std::vector<int> atom, std::vector<double> coef, std::vector<int> g, int m);
-RcppExport SEXP _nmfkit_r_shift_reconstruct(SEXP wSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP imageSEXP, SEXP atomSEXP, SEXP coefSEXP, SEXP gSEXP, SEXP mSEXP) {
+Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w, Rcpp::IntegerVector image_dim, std::string group, std::vector<int> image, std::vector<int> atom, std::vector<double> coef, std::vector<int> g, int n);
+RcppExport SEXP _nmfkit_r_shift_reconstruct(SEXP wSEXP, SEXP image_dimSEXP, SEXP groupSEXP, SEXP imageSEXP, SEXP atomSEXP, SEXP coefSEXP, SEXP gSEXP, SEXP nSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -298,14 +283,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::vector<int> >::type atom(atomSEXP);
     Rcpp::traits::input_parameter< std::vector<double> >::type coef(coefSEXP);
     Rcpp::traits::input_parameter< std::vector<int> >::type g(gSEXP);
-    Rcpp::traits::input_parameter< int >::type m(mSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_shift_reconstruct(w, image_dim, group, image, atom, coef, g, m));
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_shift_reconstruct(w, image_dim, group, image, atom, coef, g, n));
     return rcpp_result_gen;
 END_RCPP
 }
-// r_stratified
-Rcpp::List r_stratified(SEXP x, const std::vector<int>& group, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, const Eigen::Map<Eigen::MatrixXd> v, std::string order, int v_updates, Rcpp::List control, SEXP callback);
-RcppExport SEXP _nmfkit_r_stratified(SEXP xSEXP, SEXP groupSEXP, SEXP wSEXP, SEXP hSEXP, SEXP vSEXP, SEXP orderSEXP, SEXP v_updatesSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+// r_nmf_stratified
+Rcpp::List r_nmf_stratified(SEXP x, const std::vector<int>& group, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, const Eigen::Map<Eigen::MatrixXd> v, std::string order, int v_updates, Rcpp::List control, SEXP callback);
+RcppExport SEXP _nmfkit_r_nmf_stratified(SEXP xSEXP, SEXP groupSEXP, SEXP wSEXP, SEXP hSEXP, SEXP vSEXP, SEXP orderSEXP, SEXP v_updatesSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -318,7 +303,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type v_updates(v_updatesSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_stratified(x, group, w, h, v, order, v_updates, control, callback));
+    rcpp_result_gen = Rcpp::wrap(r_nmf_stratified(x, group, w, h, v, order, v_updates, control, callback));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -439,21 +424,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_ot_semidual
-Rcpp::List r_ot_semidual(const Eigen::Map<Eigen::MatrixXd> x, const Eigen::Map<Eigen::MatrixXd> g, Rcpp::List kernel, double epsilon, int threads);
-RcppExport SEXP _nmfkit_r_ot_semidual(SEXP xSEXP, SEXP gSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type g(gSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type kernel(kernelSEXP);
-    Rcpp::traits::input_parameter< double >::type epsilon(epsilonSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_ot_semidual(x, g, kernel, epsilon, threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_ot_lbfgs
 Rcpp::List r_ot_lbfgs(const Eigen::Map<Eigen::MatrixXd> a, const Eigen::Map<Eigen::MatrixXd> b, Rcpp::List kernel, double epsilon, Rcpp::List control);
 RcppExport SEXP _nmfkit_r_ot_lbfgs(SEXP aSEXP, SEXP bSEXP, SEXP kernelSEXP, SEXP epsilonSEXP, SEXP controlSEXP) {
@@ -472,7 +442,6 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
-    {"_nmfkit_r_rsvd", (DL_FUNC) &_nmfkit_r_rsvd, 5},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},
@@ -487,10 +456,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
     {"_nmfkit_r_dense_scan", (DL_FUNC) &_nmfkit_r_dense_scan, 1},
     {"_nmfkit_r_dgc_scan", (DL_FUNC) &_nmfkit_r_dgc_scan, 1},
-    {"_nmfkit_r_shift_nmf", (DL_FUNC) &_nmfkit_r_shift_nmf, 8},
+    {"_nmfkit_r_nmf_shift", (DL_FUNC) &_nmfkit_r_nmf_shift, 8},
     {"_nmfkit_r_shift_project", (DL_FUNC) &_nmfkit_r_shift_project, 6},
     {"_nmfkit_r_shift_reconstruct", (DL_FUNC) &_nmfkit_r_shift_reconstruct, 8},
-    {"_nmfkit_r_stratified", (DL_FUNC) &_nmfkit_r_stratified, 9},
+    {"_nmfkit_r_nmf_stratified", (DL_FUNC) &_nmfkit_r_nmf_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
     {"_nmfkit_r_set_simd", (DL_FUNC) &_nmfkit_r_set_simd, 1},
@@ -499,12 +468,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_wasserstein_weights", (DL_FUNC) &_nmfkit_r_wasserstein_weights, 6},
     {"_nmfkit_r_ot_sinkhorn", (DL_FUNC) &_nmfkit_r_ot_sinkhorn, 7},
     {"_nmfkit_r_ot_sinkhorn_symmetric", (DL_FUNC) &_nmfkit_r_ot_sinkhorn_symmetric, 6},
-    {"_nmfkit_r_ot_semidual", (DL_FUNC) &_nmfkit_r_ot_semidual, 5},
     {"_nmfkit_r_ot_lbfgs", (DL_FUNC) &_nmfkit_r_ot_lbfgs, 5},
     {NULL, NULL, 0}
 };
 
+void r_simd_from_environment(DllInfo* /*dll*/);
 RcppExport void R_init_nmfkit(DllInfo *dll) {
     R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
+    r_simd_from_environment(dll);
 }

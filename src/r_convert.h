@@ -40,7 +40,17 @@ inline double ctrl_dbl(const Rcpp::List& c, const char* name) {
   return Rcpp::as<double>(c[name]);
 }
 
-/// nmf_control() -> NmfParams (method given separately).
+/// Whether the control list holds a (non-NULL) setting `name`: the R layer
+/// leaves a setting NULL, or out, for the solver's own default.
+inline bool ctrl_has(const Rcpp::List& c, const char* name) {
+  return c.containsElementNamed(name) && !Rf_isNull(c[name]);
+}
+
+/// nmf_control() -> NmfParams (method given separately). `inner` is a count
+/// of passes, "auto" (the passes chosen per factor by the cost rule:
+/// nmf()'s method "auto" on sparse data), or NULL/absent for the default;
+/// `extrapolate` is read when present (nmf() fills it in, nmf_joint() leaves
+/// it out; the masked solver does not extrapolate).
 inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
                                     const std::string& method) {
   nmfkit::NmfParams p;
@@ -52,14 +62,24 @@ inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
   p.max_iter = ctrl_int(control, "max_iter");
   p.tol = ctrl_dbl(control, "tol");
   p.threads = ctrl_int(control, "threads");
-  if (control.containsElementNamed("inner") && !Rf_isNull(control["inner"]))
-    p.inner = ctrl_int(control, "inner");
+  if (ctrl_has(control, "inner")) {
+    if (Rf_isString(control["inner"])) {
+      p.passes = lookup<nmfkit::InnerPasses>(
+          Rcpp::as<std::string>(control["inner"]),
+          {{"auto", nmfkit::InnerPasses::automatic}}, "inner");
+    } else {
+      p.inner = ctrl_int(control, "inner");
+    }
+  }
+  if (ctrl_has(control, "extrapolate"))
+    p.extrapolate = Rcpp::as<bool>(control["extrapolate"]);
   return p;
 }
 
-/// nmf_control() -> StratifiedParams. The control's tol applies only when
-/// the user set it (the reference code runs a fixed number of iterations);
-/// eps is the denominators' guard (the R layer fills in 1e-9).
+/// nmf_control() -> StratifiedParams; eps is the denominators' guard (the R
+/// layer fills in 1e-9) and tol 0 runs max_iter iterations (the R layer
+/// passes 0 unless the user set tol, as the reference code runs a fixed
+/// number of iterations).
 inline nmfkit::StratifiedParams stratified_params(const Rcpp::List& control,
                                                   const std::string& order,
                                                   int v_updates) {
@@ -71,7 +91,7 @@ inline nmfkit::StratifiedParams stratified_params(const Rcpp::List& control,
       "update_order");
   p.v_updates = v_updates;
   p.max_iter = ctrl_int(control, "max_iter");
-  p.tol = Rcpp::as<bool>(control["tol_set"]) ? ctrl_dbl(control, "tol") : 0.0;
+  p.tol = ctrl_dbl(control, "tol");
   p.eps = ctrl_dbl(control, "eps");
   p.threads = ctrl_int(control, "threads");
   p.rule = lookup<nmfkit::StratifiedRule>(
@@ -79,8 +99,7 @@ inline nmfkit::StratifiedParams stratified_params(const Rcpp::List& control,
       {{"multiplicative", nmfkit::StratifiedRule::multiplicative},
        {"hals", nmfkit::StratifiedRule::hals}},
       "update");
-  if (control.containsElementNamed("inner") && !Rf_isNull(control["inner"]))
-    p.inner = ctrl_int(control, "inner");
+  if (ctrl_has(control, "inner")) p.inner = ctrl_int(control, "inner");
   return p;
 }
 
@@ -102,10 +121,45 @@ inline nmfkit::FftPlanner fft_planner(const std::string& planner) {
       "fft_planner");
 }
 
+/// nmf_control() -> ShiftParams, with nmf_shift()'s own arguments.
+inline nmfkit::ShiftParams shift_params(const Rcpp::List& control,
+                                        const std::string& group,
+                                        const std::string& w_step,
+                                        int inner) {
+  nmfkit::ShiftParams p;
+  p.group = shift_group(group);
+  p.w_step = lookup<nmfkit::WStep>(
+      w_step, {{"hals", nmfkit::WStep::hals}, {"pg", nmfkit::WStep::pg}},
+      "w_step");
+  p.inner = inner;
+  p.max_iter = ctrl_int(control, "max_iter");
+  p.tol = ctrl_dbl(control, "tol");
+  p.threads = ctrl_int(control, "threads");
+  p.planner = fft_planner(ctrl_has(control, "fft_planner")
+                              ? Rcpp::as<std::string>(control["fft_planner"])
+                              : "estimate");
+  return p;
+}
+
+/// nmf_control() -> WassersteinParams, with nmf_wasserstein()'s own
+/// arguments (`max_iter` and `tol` are those of each dual subproblem).
+inline nmfkit::WassersteinParams wasserstein_params(const Rcpp::List& control,
+                                                    double rho_weights,
+                                                    double rho_dict,
+                                                    int outer) {
+  nmfkit::WassersteinParams p;
+  p.rho_weights = rho_weights;
+  p.rho_dict = rho_dict;
+  p.outer = outer;
+  p.max_iter = ctrl_int(control, "max_iter");
+  p.tol = ctrl_dbl(control, "tol");
+  p.threads = ctrl_int(control, "threads");
+  return p;
+}
+
 /// Reads a setting of a control list, or `def` when it is absent or NULL.
 inline double ctrl_dbl_or(const Rcpp::List& c, const char* name, double def) {
-  if (!c.containsElementNamed(name) || Rf_isNull(c[name])) return def;
-  return Rcpp::as<double>(c[name]);
+  return ctrl_has(c, name) ? Rcpp::as<double>(c[name]) : def;
 }
 
 /// nmf_control() -> GnmfParams; the R layer has filled in tol (1e-5 unless

@@ -34,18 +34,6 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
   return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
 }
 
-// [[Rcpp::export]]
-Rcpp::List r_rsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
-                  int power_iter, int threads) {
-  nmfkit_r::RHooks hooks;
-  const nmfkit::Svd s = nmfkit_r::with_data(x, [&](const auto& data) {
-    return nmfkit::rsvd(data, omega, k, power_iter, threads, false, hooks);
-  }, threads);
-  hooks.finish();
-  return Rcpp::List::create(Rcpp::Named("u") = s.u, Rcpp::Named("d") = s.d,
-                            Rcpp::Named("v") = s.v);
-}
-
 // Coefficients of the columns of x on a fixed basis w: NNLS by coordinate
 // descent from zero, to a tight tolerance.
 // [[Rcpp::export]]

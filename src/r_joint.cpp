@@ -40,6 +40,6 @@ double r_chamfer(const Eigen::Map<Eigen::MatrixXd> x,
 // [[Rcpp::export]]
 Eigen::MatrixXd r_normalize_columns(const Eigen::Map<Eigen::MatrixXd> x) {
   Eigen::MatrixXd y = x;
-  nmfkit::normalize_columns(y);
+  nmfkit::unit_norm_columns(y);
   return y;
 }

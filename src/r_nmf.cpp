@@ -9,10 +9,7 @@ using nmfkit::Mat;
 Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
                  const Eigen::Map<Eigen::MatrixXd> h, std::string method,
                  Rcpp::List control, SEXP callback) {
-  nmfkit::NmfParams p = nmfkit_r::nmf_params(control, method);
-  if (control.containsElementNamed("extrapolate") &&
-      !Rf_isNull(control["extrapolate"]))
-    p.extrapolate = Rcpp::as<bool>(control["extrapolate"]);
+  const nmfkit::NmfParams p = nmfkit_r::nmf_params(control, method);
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::Result r = nmfkit_r::with_data(
       x, [&](const auto& data) { return nmfkit::nmf(data, w, h, p, hooks); },

@@ -1,9 +1,9 @@
 // One read of a dense data matrix for the R-side checks (check.R): whether
 // every entry is finite, the smallest and largest entries, and which
 // rows and columns hold a nonzero. The decisions and error messages stay in
-// R; this only replaces the separate sum(), min(), max(), rowSums() and
+// R; this is one pass instead of separate sum(), min(), max(), rowSums() and
 // colSums() passes (and their long-double sums), which on a 2000 x 1000
-// matrix took as long as a fifth of a dense fit.
+// matrix cost as much as a fifth of a dense fit.
 #include <RcppEigen.h>
 
 #include <algorithm>
@@ -51,8 +51,8 @@ Rcpp::List r_dense_scan(SEXP x) {
 // within a column). A malformed matrix gives valid = FALSE and nothing else:
 // check_dgc_structure() then finds and words the problem in R. Rows and
 // columns count as nonzero when they store a value that is neither 0 nor
-// NA/NaN. The R passes this replaces (diff(), tabulate(), rep.int() over the
-// nonzeros) took 30-40 ms and most of the garbage collection of a sparse
+// NA/NaN. The same checks in R (diff(), tabulate(), rep.int() over the
+// nonzeros) cost 30-40 ms and most of the garbage collection of a sparse
 // fit of 500k nonzeros.
 // [[Rcpp::export]]
 Rcpp::List r_dgc_scan(SEXP x) {

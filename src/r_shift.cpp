@@ -8,25 +8,6 @@ using nmfkit::Mat;
 
 namespace {
 
-nmfkit::ShiftParams shift_params(const Rcpp::List& control,
-                                 const std::string& group,
-                                 const std::string& w_step, int inner) {
-  nmfkit::ShiftParams p;
-  p.group = nmfkit_r::shift_group(group);
-  p.w_step = nmfkit_r::lookup<nmfkit::WStep>(
-      w_step, {{"hals", nmfkit::WStep::hals}, {"pg", nmfkit::WStep::pg}},
-      "w_step");
-  p.inner = inner;
-  p.max_iter = nmfkit_r::ctrl_int(control, "max_iter");
-  p.tol = nmfkit_r::ctrl_dbl(control, "tol");
-  p.threads = nmfkit_r::ctrl_int(control, "threads");
-  p.planner = nmfkit_r::fft_planner(
-      control.containsElementNamed("fft_planner")
-          ? Rcpp::as<std::string>(control["fft_planner"])
-          : "estimate");
-  return p;
-}
-
 Rcpp::List shift_result_list(const nmfkit::ShiftResult& r) {
   Rcpp::List out = nmfkit_r::result_list(r);
   out["G"] = r.G;
@@ -38,13 +19,14 @@ Rcpp::List shift_result_list(const nmfkit::ShiftResult& r) {
 
 }  // namespace
 
-// starts: a list of list(W = n x k, rho = k x m, G = k x m integer, 0-based).
+// starts: a list of list(W = m x k, rho = k x n, G = k x n integer, 0-based).
 // [[Rcpp::export]]
-Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x,
+Rcpp::List r_nmf_shift(const Eigen::Map<Eigen::MatrixXd> x,
                        Rcpp::IntegerVector image_dim, std::string group,
                        std::string w_step, int inner, Rcpp::List starts,
                        Rcpp::List control, SEXP callback) {
-  const nmfkit::ShiftParams p = shift_params(control, group, w_step, inner);
+  const nmfkit::ShiftParams p =
+      nmfkit_r::shift_params(control, group, w_step, inner);
   std::vector<nmfkit::ShiftStart> st;
   for (R_xlen_t i = 0; i < starts.size(); ++i) {
     const Rcpp::List s = starts[i];
@@ -53,7 +35,7 @@ Rcpp::List r_shift_nmf(const Eigen::Map<Eigen::MatrixXd> x,
   }
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::ShiftResult r =
-      nmfkit::shift_nmf(x, image_dim[0], image_dim[1], st, p, hooks);
+      nmfkit::nmf_shift(x, image_dim[0], image_dim[1], st, p, hooks);
   hooks.finish();
   return shift_result_list(r);
 }
@@ -63,7 +45,8 @@ Rcpp::List r_shift_project(const Eigen::Map<Eigen::MatrixXd> x,
                            const Eigen::Map<Eigen::MatrixXd> w,
                            Rcpp::IntegerVector image_dim, std::string group,
                            int inner, Rcpp::List control) {
-  const nmfkit::ShiftParams p = shift_params(control, group, "hals", inner);
+  const nmfkit::ShiftParams p =
+      nmfkit_r::shift_params(control, group, "hals", inner);
   nmfkit_r::RHooks hooks;
   const nmfkit::ShiftResult r =
       nmfkit::shift_project(x, image_dim[0], image_dim[1], w, p, hooks);
@@ -71,7 +54,7 @@ Rcpp::List r_shift_project(const Eigen::Map<Eigen::MatrixXd> x,
   return shift_result_list(r);
 }
 
-// Terms use 0-based image, atom and shift indices.
+// Terms use 0-based image, atom and shift indices; n images.
 // [[Rcpp::export]]
 Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w,
                                     Rcpp::IntegerVector image_dim,
@@ -79,8 +62,8 @@ Eigen::MatrixXd r_shift_reconstruct(const Eigen::Map<Eigen::MatrixXd> w,
                                     std::vector<int> image,
                                     std::vector<int> atom,
                                     std::vector<double> coef,
-                                    std::vector<int> g, int m) {
+                                    std::vector<int> g, int n) {
   return nmfkit::shift_reconstruct(
       w, image_dim[0], image_dim[1],
-      nmfkit_r::shift_group(group), image, atom, coef, g, m);
+      nmfkit_r::shift_group(group), image, atom, coef, g, n);
 }

@@ -4,7 +4,7 @@
 
 // group: 0-based stratum of each column of x.
 // [[Rcpp::export]]
-Rcpp::List r_stratified(SEXP x, const std::vector<int>& group,
+Rcpp::List r_nmf_stratified(SEXP x, const std::vector<int>& group,
                         const Eigen::Map<Eigen::MatrixXd> w,
                         const Eigen::Map<Eigen::MatrixXd> h,
                         const Eigen::Map<Eigen::MatrixXd> v,
@@ -15,7 +15,7 @@ Rcpp::List r_stratified(SEXP x, const std::vector<int>& group,
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::StratifiedResult r =
       nmfkit_r::with_data(x, [&](const auto& data) {
-        return nmfkit::stratified_nmf(data, group, w, h, v, p, hooks);
+        return nmfkit::nmf_stratified(data, group, w, h, v, p, hooks);
       }, p.threads);
   hooks.finish();
   Rcpp::List out = nmfkit_r::result_list(r);

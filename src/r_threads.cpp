@@ -7,6 +7,8 @@
 #include <nmfkit/kernels.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -20,10 +22,20 @@ int r_max_threads() {
 #endif
 }
 
+// NMFKIT_SIMD=generic in the environment keeps Eigen's products: read once,
+// when R loads the package, and passed into the core (which reads no
+// environment).
+// [[Rcpp::init]]
+void r_simd_from_environment(DllInfo* /*dll*/) {
+  const char* env = std::getenv("NMFKIT_SIMD");
+  if (env != nullptr && std::strcmp(env, "generic") == 0)
+    nmfkit::set_simd(false);
+}
+
 // The AVX2/FMA product kernels: on (when the processor has them) or off.
 // Returns whether they are in use. For tests and benchmarks.
 // [[Rcpp::export]]
 bool r_set_simd(bool on) { return nmfkit::set_simd(on); }
 
 // [[Rcpp::export]]
-bool r_simd_enabled() { return nmfkit::detail::simd_enabled(); }
+bool r_simd_enabled() { return nmfkit::simd_enabled(); }

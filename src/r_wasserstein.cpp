@@ -2,9 +2,6 @@
 #include "r_convert.h"
 #include "r_hooks.h"
 
-#include <nmfkit/sinkhorn_symmetric.hpp>
-#include <nmfkit/wasserstein.hpp>
-
 using nmfkit::Mat;
 
 namespace {
@@ -19,19 +16,6 @@ nmfkit::OtKernel make_kernel(const Rcpp::List& spec, double eps) {
                                        Rcpp::as<Mat>(spec["c2"]), eps);
   }
   return nmfkit::OtKernel::dense(Rcpp::as<Mat>(spec["cost"]), eps);
-}
-
-nmfkit::WassersteinParams wasserstein_params(const Rcpp::List& control,
-                                             double rho_weights,
-                                             double rho_dict, int outer) {
-  nmfkit::WassersteinParams p;
-  p.rho_weights = rho_weights;
-  p.rho_dict = rho_dict;
-  p.outer = outer;
-  p.max_iter = nmfkit_r::ctrl_int(control, "max_iter");
-  p.tol = nmfkit_r::ctrl_dbl(control, "tol");
-  p.threads = nmfkit_r::ctrl_int(control, "threads");
-  return p;
 }
 
 Rcpp::List steps_frame(const std::vector<nmfkit::DualStats>& s) {
@@ -72,7 +56,7 @@ Rcpp::List r_nmf_wasserstein(const Eigen::Map<Eigen::MatrixXd> x,
                              Rcpp::List control, SEXP callback) {
   const nmfkit::OtKernel k = make_kernel(kernel, epsilon);
   const nmfkit::WassersteinParams p =
-      wasserstein_params(control, rho_weights, rho_dict, outer);
+      nmfkit_r::wasserstein_params(control, rho_weights, rho_dict, outer);
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::WassersteinResult r =
       nmfkit::nmf_wasserstein(k, Mat(x), Mat(w), Mat(h), p, hooks);
@@ -89,7 +73,8 @@ Rcpp::List r_wasserstein_weights(const Eigen::Map<Eigen::MatrixXd> x,
                                  Rcpp::List kernel, double epsilon, double rho,
                                  Rcpp::List control) {
   const nmfkit::OtKernel k = make_kernel(kernel, epsilon);
-  const nmfkit::WassersteinParams p = wasserstein_params(control, rho, rho, 1);
+  const nmfkit::WassersteinParams p =
+      nmfkit_r::wasserstein_params(control, rho, rho, 1);
   nmfkit_r::RHooks hooks;
   Mat g = Mat::Zero(x.rows(), x.cols());
   nmfkit::DualStats st;
@@ -129,26 +114,13 @@ Rcpp::List r_ot_sinkhorn_symmetric(const Eigen::Map<Eigen::MatrixXd> a,
   return sinkhorn_list(r);
 }
 
-// Value and gradient of the summed semi-dual (for tests from R).
-// [[Rcpp::export]]
-Rcpp::List r_ot_semidual(const Eigen::Map<Eigen::MatrixXd> x,
-                         const Eigen::Map<Eigen::MatrixXd> g,
-                         Rcpp::List kernel, double epsilon, int threads) {
-  const nmfkit::OtKernel k = make_kernel(kernel, epsilon);
-  Mat grad(x.rows(), x.cols());
-  const Mat xm(x);
-  const double v = nmfkit::semidual(k, xm, nmfkit::safe_log(xm), g, grad,
-                                    threads);
-  return Rcpp::List::create(Rcpp::Named("value") = v,
-                            Rcpp::Named("gradient") = grad);
-}
-
 // [[Rcpp::export]]
 Rcpp::List r_ot_lbfgs(const Eigen::Map<Eigen::MatrixXd> a,
                       const Eigen::Map<Eigen::MatrixXd> b, Rcpp::List kernel,
                       double epsilon, Rcpp::List control) {
   const nmfkit::OtKernel k = make_kernel(kernel, epsilon);
-  const nmfkit::WassersteinParams p = wasserstein_params(control, 1, 1, 1);
+  const nmfkit::WassersteinParams p =
+      nmfkit_r::wasserstein_params(control, 1, 1, 1);
   nmfkit_r::RHooks hooks;
   Mat v;
   nmfkit::DualStats st;

@@ -13,6 +13,7 @@
 #include "nmfkit/joint.hpp"
 #include "nmfkit/fft.hpp"
 #include "nmfkit/shift_kernels.hpp"
+#include "nmfkit/shift_solver.hpp"
 #include "nmfkit/shift.hpp"
 #include "nmfkit/stratified.hpp"
 #include "nmfkit/sinkhorn.hpp"

@@ -224,8 +224,8 @@ inline int nnls_bpp(Mat& z, const Mat& g, const Mat& b, int threads,
   const Index chunks = (n + clen - 1) / clen;
   std::vector<BppStats> part(static_cast<size_t>(chunks));
   if (k > 0) {
-    detail::for_chunks(
-        n, threads,
+    Parallel(threads).for_chunks(
+        n,
         [&](Index c0, Index len) {
           detail::bpp_chunk(z, g, b, c0, len, warm, max_steps, ridge,
                             part[static_cast<size_t>(c0 / clen)]);

@@ -16,8 +16,8 @@ namespace nmfkit {
 namespace detail {
 /// Chunks of the dense products (at least 256 columns of the result, at
 /// most 16 chunks): each chunk is one GEMM that packs the whole k x m (or
-/// k x n) factor again, so 64 narrow chunks spent a fifth of a product on
-/// packing and ran the GEMM kernel on 16-column panels.
+/// k x n) factor again: 64 narrow chunks would spend a fifth of a product
+/// on packing and run the GEMM kernel on 16-column panels.
 constexpr ChunkShape kDenseProductChunks{256, 16};
 }  // namespace detail
 
@@ -37,52 +37,13 @@ class DenseData {
   template <class Hooks = NullHooks>
   bool left_mult(const Mat& a, Mat& b, int threads,
                  Hooks* hooks = nullptr) const {
-    b.resize(a.rows(), cols());
-#ifdef NMFKIT_SIMD_X86
-    if (detail::simd_enabled()) {
-      const Mat ap = detail::pad_rows4(a);
-      const Index ld = x_.outerStride();
-      return detail::for_chunks_hooked(
-          cols(), threads, hooks,
-          [&](Index c0, Index len) {
-            detail::avx2_left_mult(ap, a.rows(), x_.data() + c0 * ld, ld, len,
-                                   b.data() + c0 * a.rows());
-          },
-          2.0 * a.rows() * stored(), detail::kDenseProductChunks);
-    }
-#endif
-    return detail::for_chunks_hooked(
-        cols(), threads, hooks,
-        [&](Index c0, Index len) {
-          b.middleCols(c0, len).noalias() = a * x_.middleCols(c0, len);
-        },
-        2.0 * a.rows() * stored(), detail::kDenseProductChunks);
+    return product<false>(a, b, threads, hooks);
   }
   /// B = A X^T (A is k x n; B is k x m); `hooks` as for left_mult.
   template <class Hooks = NullHooks>
   bool left_mult_t(const Mat& a, Mat& b, int threads,
                    Hooks* hooks = nullptr) const {
-    b.resize(a.rows(), rows());
-#ifdef NMFKIT_SIMD_X86
-    if (detail::simd_enabled()) {
-      const Index ld = x_.outerStride();
-      return detail::for_chunks_hooked(
-          rows(), threads, hooks,
-          [&](Index r0, Index len) {
-            detail::avx2_left_mult_t(a.data(), a.rows(), a.cols(),
-                                     x_.data() + r0, ld, len,
-                                     b.data() + r0 * a.rows());
-          },
-          2.0 * a.rows() * stored(), detail::kDenseProductChunks);
-    }
-#endif
-    return detail::for_chunks_hooked(
-        rows(), threads, hooks,
-        [&](Index r0, Index len) {
-          b.middleCols(r0, len).noalias() =
-              a * x_.middleRows(r0, len).transpose();
-        },
-        2.0 * a.rows() * stored(), detail::kDenseProductChunks);
+    return product<true>(a, b, threads, hooks);
   }
   /// Column sums of X.
   Vec col_sums() const { return x_.colwise().sum().transpose(); }
@@ -95,7 +56,7 @@ class DenseData {
                   int threads) const {
     require(static_cast<Index>(group.size()) == cols(), "row_sums_by: group");
     Mat s = Mat::Zero(rows(), n_groups);
-    detail::for_chunks(rows(), threads, [&](Index r0, Index len) {
+    Parallel(threads).for_chunks(rows(), [&](Index r0, Index len) {
       for (Index j = 0; j < cols(); ++j)
         s.col(group[j]).segment(r0, len) += x_.col(j).segment(r0, len);
     });
@@ -103,6 +64,40 @@ class DenseData {
   }
 
  private:
+  // B = A X, or A X^T when T, in the dense products' chunks of B's columns
+  // (each chunk one product with a block of X's columns, or of its rows).
+  template <bool T, class Hooks>
+  bool product(const Mat& a, Mat& b, int threads, Hooks* hooks) const {
+    const Index k = a.rows(), len = T ? rows() : cols();
+    b.resize(k, len);
+#ifdef NMFKIT_SIMD_X86
+    const bool simd = simd_enabled();
+    const Mat ap = simd && !T ? detail::pad_rows4(a) : Mat();
+    const Index ld = x_.outerStride();
+#endif
+    return Parallel(threads).for_chunks(
+        len, hooks,
+        [&](Index c0, Index l) {
+#ifdef NMFKIT_SIMD_X86
+          if (simd) {
+            if constexpr (T)
+              detail::avx2_left_mult_t(a.data(), k, a.cols(), x_.data() + c0,
+                                       ld, l, b.data() + c0 * k);
+            else
+              detail::avx2_left_mult(ap, k, x_.data() + c0 * ld, ld, l,
+                                     b.data() + c0 * k);
+            return;
+          }
+#endif
+          if constexpr (T)
+            b.middleCols(c0, l).noalias() =
+                a * x_.middleRows(c0, l).transpose();
+          else
+            b.middleCols(c0, l).noalias() = a * x_.middleCols(c0, l);
+        },
+        2.0 * k * stored(), detail::kDenseProductChunks);
+  }
+
   Eigen::Ref<const Mat> x_;
 };
 
@@ -131,7 +126,7 @@ namespace detail {
 /// writes its entries at offsets from the counts: the result is a
 /// permutation of x's entries that does not depend on the blocks, and the
 /// transposed copy's pages are first touched by the threads that fill them
-/// (the serial transpose was a twentieth of a 2-thread sparse fit).
+/// (a serial transpose costs a twentieth of a 2-thread sparse fit).
 template <class SpT>
 SpMat transpose_sparse(const SpT& x, int threads) {
   const Index m = x.rows(), n = x.cols();
@@ -153,7 +148,7 @@ SpMat transpose_sparse(const SpT& x, int threads) {
     j0 = std::min(n, b * len);
     j1 = std::min(n, j0 + len);
   };
-  for_chunks(blocks, threads, [&](Index b0, Index bl) {
+  Parallel(threads).for_chunks(blocks, [&](Index b0, Index bl) {
     for (Index b = b0; b < b0 + bl; ++b) {
       Index j0, j1;
       block_cols(b, j0, j1);
@@ -177,7 +172,7 @@ SpMat transpose_sparse(const SpT& x, int threads) {
   xo[m] = static_cast<typename SpMat::StorageIndex>(pos);
   auto* xi = xt.innerIndexPtr();
   double* xv = xt.valuePtr();
-  for_chunks(blocks, threads, [&](Index b0, Index bl) {
+  Parallel(threads).for_chunks(blocks, [&](Index b0, Index bl) {
     for (Index b = b0; b < b0 + bl; ++b) {
       Index j0, j1;
       block_cols(b, j0, j1);
@@ -246,7 +241,7 @@ class SparseData {
                   int threads) const {
     require(static_cast<Index>(group.size()) == cols(), "row_sums_by: group");
     Mat s = Mat::Zero(rows(), n_groups);
-    detail::for_chunks(xt_.outerSize(), threads, [&](Index r0, Index len) {
+    Parallel(threads).for_chunks(xt_.outerSize(), [&](Index r0, Index len) {
       for (Index r = r0; r < r0 + len; ++r)
         for (SpMat::InnerIterator it(xt_, r); it; ++it)
           s(r, group[it.index()]) += it.value();
@@ -267,8 +262,7 @@ class SparseData {
     const auto* inner = s.innerIndexPtr();
     const double* val = s.valuePtr();
     const double* ad = a.data();
-    return detail::for_chunks_hooked(
-        s.outerSize(), threads, hooks,
+    return Parallel(threads).for_chunks(s.outerSize(), hooks,
         [&](Index c0, Index len) {
           for (Index j = c0; j < c0 + len; ++j) {
             double* bj = b.data() + j * k;

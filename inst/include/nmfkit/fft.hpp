@@ -23,10 +23,10 @@ namespace nmfkit {
 
 using Cplx = std::complex<double>;
 
-/// The shift group acting on r x s images stored column-major (n = rs).
-/// A shift is an index g in [0, n) that moves the content forward:
+/// The shift group acting on r x s images stored column-major (m = rs
+/// pixels). A shift is an index g in [0, m) that moves the content forward:
 ///  * torus2d: g = a + r b, (S_g w)(i, j) = w((i - a) mod r, (j - b) mod s);
-///  * circular1d: (S_g w)_q = w_{(q - g) mod n}, the paper's sigma_{-g}, a
+///  * circular1d: (S_g w)_q = w_{(q - g) mod m}, the paper's sigma_{-g}, a
 ///    2-D move by (a, b) whose rows wrap into the adjacent column.
 enum class ShiftGroup { torus2d, circular1d };
 
@@ -86,7 +86,7 @@ class FftBuffer {
 
 /// Scratch space of one thread: a real image and two half spectra.
 struct FftWork {
-  explicit FftWork(Index n, Index nc) : real(n), spec(nc), spec2(nc) {}
+  explicit FftWork(Index m, Index nc) : real(m), spec(nc), spec2(nc) {}
   FftBuffer<double> real;
   FftBuffer<Cplx> spec;
   FftBuffer<Cplx> spec2;
@@ -95,15 +95,15 @@ struct FftWork {
 /// Forward (r2c) and inverse (c2r) transforms of one image size and group.
 /// The half spectrum has nc() entries: for torus2d a row-major s x (r/2 + 1)
 /// array (FFTW sees the column-major r x s image as row-major s x r), for
-/// circular1d n/2 + 1 entries. The inverse is unnormalised (FFTW's rule).
+/// circular1d m/2 + 1 entries. The inverse is unnormalised (FFTW's rule).
 class Fft {
  public:
   Fft(Index rows, Index cols, ShiftGroup group,
       FftPlanner planner = FftPlanner::estimate)
       : r_(rows), s_(cols), group_(group) {
     require(rows >= 1 && cols >= 1, "Fft: image dimensions must be >= 1");
-    nc_ = group == ShiftGroup::torus2d ? s_ * (r_ / 2 + 1) : n() / 2 + 1;
-    FftWork w(n(), nc_);
+    nc_ = group == ShiftGroup::torus2d ? s_ * (r_ / 2 + 1) : pixels() / 2 + 1;
+    FftWork w(pixels(), nc_);
     const unsigned flags =
         planner == FftPlanner::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     auto* in = w.real.data();
@@ -113,44 +113,45 @@ class Fft {
       fwd_.reset(fftw_plan_dft_r2c_2d(int(s_), int(r_), in, out, flags));
       inv_.reset(fftw_plan_dft_c2r_2d(int(s_), int(r_), out, in, flags));
     } else {
-      fwd_.reset(fftw_plan_dft_r2c_1d(int(n()), in, out, flags));
-      inv_.reset(fftw_plan_dft_c2r_1d(int(n()), out, in, flags));
+      fwd_.reset(fftw_plan_dft_r2c_1d(int(pixels()), in, out, flags));
+      inv_.reset(fftw_plan_dft_c2r_1d(int(pixels()), out, in, flags));
     }
     require(fwd_ && inv_, "Fft: FFTW could not make a plan");
     // phase tables e^{-2 pi i m / len} for the shift theorem
-    const Index len_a = group == ShiftGroup::torus2d ? r_ : n();
+    const Index len_a = group == ShiftGroup::torus2d ? r_ : pixels();
     phase_a_ = unit_roots(len_a);
     if (group == ShiftGroup::torus2d) phase_b_ = unit_roots(s_);
   }
 
   Index rows() const { return r_; }
   Index cols() const { return s_; }
-  Index n() const { return r_ * s_; }
+  /// m: the pixels of an image, the length of a transform.
+  Index pixels() const { return r_ * s_; }
   Index nc() const { return nc_; }
   ShiftGroup group() const { return group_; }
-  FftWork make_work() const { return FftWork(n(), nc_); }
+  FftWork make_work() const { return FftWork(pixels(), nc_); }
 
-  /// out = FFT(in); in (n reals) and out (nc) from FftBuffer. in is kept.
+  /// out = FFT(in); in (m reals) and out (nc) from FftBuffer. in is kept.
   void forward(double* in, Cplx* out) const {
     fftw_execute_dft_r2c(fwd_.get(), in,
                          reinterpret_cast<fftw_complex*>(out));
   }
-  /// out = n * IFFT(in); in is destroyed (FFTW's c2r rule).
+  /// out = m * IFFT(in); in is destroyed (FFTW's c2r rule).
   void inverse(Cplx* in, double* out) const {
     fftw_execute_dft_c2r(inv_.get(), reinterpret_cast<fftw_complex*>(in),
                          out);
   }
   /// FFT of an image held anywhere (copied to the aligned work buffer).
   void forward_copy(const double* image, FftWork& work, Cplx* out) const {
-    std::copy(image, image + n(), work.real.data());
+    std::copy(image, image + pixels(), work.real.data());
     forward(work.real.data(), work.spec.data());
     std::copy(work.spec.data(), work.spec.data() + nc_, out);
   }
 
   /// c(g) = <v, S_g w> for every shift g, from the spectra of v and w:
-  /// c = IFFT(FFT(v) conj(FFT(w))). Writes n values to work.real.
+  /// c = IFFT(FFT(v) conj(FFT(w))). Writes m values to work.real.
   void correlate(const Cplx* v_hat, const Cplx* w_hat, FftWork& work) const {
-    const double scale = 1.0 / double(n());
+    const double scale = 1.0 / double(pixels());
     Cplx* p = work.spec.data();
     for (Index i = 0; i < nc_; ++i)
       p[i] = scale * detail::mul_conj(v_hat[i], w_hat[i]);
@@ -163,7 +164,7 @@ class Fft {
   void add_shifted(const Cplx* src, Index g, double alpha, Cplx* dst) const {
     if (alpha == 0.0) return;
     if (group_ == ShiftGroup::circular1d) {
-      const Index len = n();
+      const Index len = pixels();
       Index m = 0;
       for (Index k = 0; k < nc_; ++k) {
         dst[k] += alpha * detail::mul(phase_a_[m], src[k]);

@@ -86,8 +86,7 @@ Knn knn(const M& x, int k, int threads, bool want_mean = false,
   const detail::ChunkShape shape = detail::knn_chunks(n);
   const Index len = detail::chunk_length(n, shape);
   std::vector<double> dist_sum(static_cast<size_t>((n + len - 1) / len), 0.0);
-  const bool done = detail::for_chunks_hooked(
-      n, threads, hooks,
+  const bool done = Parallel(threads).for_chunks(n, hooks,
       [&](Index b, Index l) {
         Mat d2(n, l);
         detail::inner_slab(x, xt, b, l, d2);

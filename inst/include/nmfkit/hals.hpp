@@ -142,9 +142,9 @@ inline double hals_update(Mat& z, const Mat& g, const Mat& b, int threads,
     (void)simd;
     return detail::hals_block_pass(wc, bc, gm);
   };
-  const bool simd = detail::simd_enabled();
-  detail::for_chunks(
-      cols, threads,
+  const bool simd = simd_enabled();
+  Parallel(threads).for_chunks(
+      cols,
       [&](Index c0, Index len) {
         Mat wc = z.middleCols(c0, len).transpose();
         const Mat bc = b.middleCols(c0, len).transpose();

@@ -18,21 +18,22 @@ struct Svd {
 };
 
 namespace detail {
-/// Orthonormal basis of the columns of y (m x l, m >= l), as the thin Q of
-/// a QR factorisation up to the signs of its columns.
-/// CholeskyQR2 (Fukaya et al. 2014): Q1 = y R1^-1 with R1 the Cholesky factor
-/// of y^T y, then the same once more on Q1. Both passes are a Gram product
-/// and a triangular solve, level-3 work; an unblocked Householder QR of a
-/// tall, narrow y and the product forming its Q are level-2 and took a fifth
-/// of a small joint-NMF fit (15 QRs per randomized SVD). One pass leaves
-/// Q1^T Q1 - I of order cond(y)^2 eps; when that is not small (y nearly
-/// rank-deficient, as for data of lower rank than l) or a Cholesky fails,
-/// Householder QR, which is stable for any y, is used instead.
+/// The thin Q of y's Householder QR: stable for any y.
 inline Mat householder_thin_q(const Mat& y) {
   Eigen::HouseholderQR<Mat> qr(y);
   return qr.householderQ() * Mat::Identity(y.rows(), y.cols());
 }
 
+/// Orthonormal basis of the columns of y (m x l, m >= l), as the thin Q of
+/// a QR factorisation up to the signs of its columns.
+/// CholeskyQR2 (Fukaya et al. 2014): Q1 = y R1^-1 with R1 the Cholesky factor
+/// of y^T y, then the same once more on Q1. Both passes are a Gram product
+/// and a triangular solve, level-3 work; an unblocked Householder QR of a
+/// tall, narrow y and the product forming its Q are level-2 and cost a fifth
+/// of a small joint-NMF fit (15 QRs per randomized SVD). One pass leaves
+/// Q1^T Q1 - I of order cond(y)^2 eps; when that is not small (y nearly
+/// rank-deficient, as for data of lower rank than l) or a Cholesky fails,
+/// Householder QR is used instead.
 inline Mat thin_q(const Mat& y) {
   const Eigen::Index l = y.cols();
   if (y.rows() < l || l == 0) return householder_thin_q(y);

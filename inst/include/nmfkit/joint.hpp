@@ -45,7 +45,7 @@ double sorted_sum(const V& v) {
 /// norm is taken, which changes nothing in exact arithmetic but makes
 /// lambda * x normalise to bitwise the same columns as x whenever lambda * x
 /// is exact (so a rescaled copy is at distance exactly 0).
-inline void normalize_columns(Mat& x) {
+inline void unit_norm_columns(Mat& x) {
   const Index n = x.cols();
   if (n == 0) return;
   Vec norm(n);
@@ -126,7 +126,8 @@ inline Pbar pbar_montecarlo(const Eigen::Ref<const Mat>& h, Index n1,
   return out;
 }
 
-/// Chamfer distance of the reference code (spec section 2.4): each row p is
+/// Chamfer distance of the authors' reference code (Friedman et al.), with
+/// rows as point sets: each row p is
 /// a pair of 1-D point sets {x(p, j)} and {y(p, l)}, and
 /// d = (1/m) sum_p [sum_j min_l (x_pj - y_pl)^2 + sum_l min_j (...)^2].
 /// Sorting each row and binary searching costs O(m (n1 + n2) log n).
@@ -154,7 +155,7 @@ double chamfer_rows(const Eigen::Ref<const Mat>& x,
     return s;
   };
   double total = 0.0;
-  const bool done = detail::sum_chunks_hooked(m, threads, &hooks, [&](Index p) {
+  const bool done = Parallel(threads).sum(m, &hooks, [&](Index p) {
     std::vector<double> a(static_cast<size_t>(x.cols()));
     std::vector<double> b(static_cast<size_t>(y.cols()));
     for (Index j = 0; j < x.cols(); ++j) a[static_cast<size_t>(j)] = x(p, j);
@@ -193,12 +194,12 @@ NearestColumns nearest_columns(const Eigen::Ref<const Mat>& x,
     const Index len = std::min(block, n2 - l0);
     Mat g(n1, len);
     // the host is asked between chunks of every block (empty result then)
-    if (!detail::for_chunks_hooked(len, threads, &hooks,
-                                   [&](Index c0, Index cl) {
+    const bool done =
+        Parallel(threads).for_chunks(len, &hooks, [&](Index c0, Index cl) {
           g.middleCols(c0, cl).noalias() =
               x.transpose() * y.middleCols(l0 + c0, cl);
-        }))
-      return NearestColumns{};
+        });
+    if (!done) return NearestColumns{};
     for (Index c = 0; c < len; ++c) {
       const Index l = l0 + c;
       for (Index j = 0; j < n1; ++j) {

@@ -2,14 +2,15 @@
 // with a short side of k (the rank, or the width of a randomized SVD's test
 // matrix), as AVX2/FMA kernels chosen at run time.
 //
-// A portable build compiles Eigen for SSE2 only, which ran these products at
+// A portable build compiles Eigen for SSE2 only, which runs these products at
 // 14-18 GFLOP/s on the bench machine; the kernels below run at about twice
 // that on any x86-64 processor with AVX2 and FMA (Haswell, Zen and later).
 // They are compiled for that instruction set through the target attribute,
 // so the rest of the package stays portable, and they are used only when the
 // processor reports both extensions (otherwise, and on other architectures,
-// the products stay Eigen's). NMFKIT_SIMD=generic in the environment, or
-// set_simd(false), keeps Eigen's everywhere.
+// the products stay Eigen's). set_simd(false) keeps Eigen's everywhere (the
+// R glue calls it at load time when NMFKIT_SIMD=generic is in the
+// environment: the core reads no environment).
 //
 // Every entry of a product is one chain of fused multiply-adds over the
 // shared dimension in increasing order, whatever the entry's position in
@@ -18,7 +19,6 @@
 // change no bit.
 #pragma once
 
-#include <cstdlib>
 #include <cstring>
 
 #include "types.hpp"
@@ -50,19 +50,16 @@ inline bool simd_available() {
 #endif
 }
 
-/// Whether the products use the AVX2/FMA kernels: decided on first use
-/// (the processor, and NMFKIT_SIMD=generic to refuse them). Called from
+}  // namespace detail
+
+/// Whether the products use the AVX2/FMA kernels: set_simd()'s choice, or
+/// else whether the processor has them (decided on first use). Called from
 /// serial code before any parallel region.
 inline bool simd_enabled() {
-  int& s = simd_state();
-  if (s < 0) {
-    const char* env = std::getenv("NMFKIT_SIMD");
-    const bool generic = env != nullptr && std::strcmp(env, "generic") == 0;
-    s = (!generic && simd_available()) ? 1 : 0;
-  }
+  int& s = detail::simd_state();
+  if (s < 0) s = detail::simd_available() ? 1 : 0;
   return s == 1;
 }
-}  // namespace detail
 
 /// Use the AVX2/FMA kernels (when the processor has them) or Eigen's
 /// products. Returns whether the kernels are now in use.

@@ -110,7 +110,7 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
   Mat wtx, xht, num, den;
   x.left_mult(wt, wtx, p.threads);
   auto objective = [&]() {
-    const double hx = detail::sum_chunks(n, p.threads, [&](Index j) {
+    const double hx = Parallel(p.threads).sum(n, [&](Index j) {
       return h.col(j).dot(wtx.col(j));
     }, 2.0 * k * n);
     const Mat wtw = wt * wt.transpose();
@@ -124,7 +124,7 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
   // the current W on entry and on exit.
   auto step = [&](int it) {
     const Mat wtw = wt * wt.transpose();
-    detail::for_chunks(n, p.threads, [&](Index b, Index l) {
+    Parallel(p.threads).for_chunks(n, [&](Index b, Index l) {
       Mat nu = wtx.middleCols(b, l);
       Mat de = wtw * h.middleCols(b, l);
       if (reg) {
@@ -139,7 +139,7 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
     h.array() *= num.array() / den.array().max(p.eps);
     x.left_mult_t(h, xht, p.threads);  // H X', k x m
     const Mat hht = h * h.transpose();
-    detail::for_chunks(m, p.threads, [&](Index b, Index l) {
+    Parallel(p.threads).for_chunks(m, [&](Index b, Index l) {
       const Mat de = hht * wt.middleCols(b, l);
       wt.middleCols(b, l).array() *=
           xht.middleCols(b, l).array() / de.array().max(p.eps);
@@ -186,7 +186,7 @@ struct AlmState {
   /// shrinkage e_j = max(0, 1 - 1 / (mu ||q_j||)) q_j.
   void update_e(const Eigen::Ref<const Mat>& x, int threads) {
     const double inv = 1.0 / mu;
-    for_chunks(x.cols(), threads, [&](Index b, Index l) {
+    Parallel(threads).for_chunks(x.cols(), [&](Index b, Index l) {
       E.middleCols(b, l) = x.middleCols(b, l) - F * G.middleRows(b, l).transpose() +
                            inv * Gam.middleCols(b, l);
       for (Index j = b; j < b + l; ++j) {
@@ -201,7 +201,7 @@ struct AlmState {
   void update_f(const Eigen::Ref<const Mat>& x, int threads) {
     A = x - E + Gam / mu;
     Mat ag(A.rows(), G.cols());
-    for_chunks(A.rows(), threads, [&](Index b, Index l) {
+    Parallel(threads).for_chunks(A.rows(), [&](Index b, Index l) {
       ag.middleRows(b, l).noalias() = A.middleRows(b, l) * G;
     }, 2.0 * A.size() * G.cols());
     const Mat gtg = G.transpose() * G;
@@ -218,7 +218,7 @@ struct AlmState {
   /// (the orthogonal Procrustes solution); `plus` is the author's sign.
   void update_g(const SpMat& lap, double lambda, bool plus, int threads) {
     Mat m(G.rows(), G.cols());
-    for_chunks(A.cols(), threads, [&](Index b, Index l) {
+    Parallel(threads).for_chunks(A.cols(), [&](Index b, Index l) {
       m.middleRows(b, l).noalias() = A.middleCols(b, l).transpose() * F;
     }, 2.0 * A.size() * G.cols());
     const Mat lh = lap * H;
@@ -236,7 +236,7 @@ struct AlmState {
     const Index n = x.cols();
     const Index len = chunk_length(n);
     std::vector<double> r2((n + len - 1) / len), l21((n + len - 1) / len);
-    for_chunks(n, threads, [&](Index b, Index l) {
+    Parallel(threads).for_chunks(n, [&](Index b, Index l) {
       Mat res = x.middleCols(b, l) - F * G.middleRows(b, l).transpose();
       double s = 0.0, t = 0.0;
       for (Index q = 0; q < l; ++q) t += res.col(q).norm();

@@ -309,7 +309,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
   require(static_cast<Index>(a.by_col.start.size()) == n + 1 &&
               static_cast<Index>(a.by_row.start.size()) == m + 1,
           "nmf_masked: weights do not match the data");
-  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 0,
+  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1,
           "nmf_masked: params");
   // the W and H updates' passes (not a structured binding: C++17 lambdas
   // cannot capture one)

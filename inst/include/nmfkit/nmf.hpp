@@ -26,6 +26,11 @@ namespace nmfkit {
 ///   (block principal pivoting, warm-started from the previous iterate).
 enum class Method { hals, mu, anls };
 
+/// How many passes each factor update makes: `inner` (fixed), or as many as
+/// pay off by Gillis and Glineur's cost rule, chosen per factor from the
+/// problem's shape (automatic; see detail::cost_rule_passes()).
+enum class InnerPasses { fixed, automatic };
+
 /// Settings of nmf().
 struct NmfParams {
   Method method = Method::hals;
@@ -39,9 +44,10 @@ struct NmfParams {
   /// Passes over each factor per outer iteration (Gillis & Glineur's
   /// accelerated HALS): the Gram system is built once and the cheap passes
   /// repeat while a pass still removes more than inner_tol of the first
-  /// pass's violation. inner = 1 is plain HALS (scikit-learn's cd solver);
-  /// inner = 0 chooses at most detail::update_passes() per factor.
+  /// pass's violation. inner = 1 is plain HALS (scikit-learn's cd solver).
+  /// Read only when `passes` is InnerPasses::fixed.
   int inner = 1;
+  InnerPasses passes = InnerPasses::fixed;
   double inner_tol = 0.1;
   /// Extrapolation between outer iterations (Ang & Gillis, Neural
   /// Computation 2019, their parameters): W and H are pushed along their last
@@ -58,7 +64,7 @@ namespace detail {
 inline double mu_pass(Mat& z, const Mat& g, const Mat& b, double eps,
                       int threads) {
   const Index k = z.rows();
-  return sum_chunks(z.cols(), threads, [&](Index j) {
+  return Parallel(threads).sum(z.cols(), [&](Index j) {
     const Vec gz = g * z.col(j);
     double viol = 0.0;
     for (Index t = 0; t < k; ++t) {
@@ -94,17 +100,15 @@ struct Extrapolation {
   }
 };
 
-/// The passes over a factor of `len` columns (z is k x len) per update:
-/// `inner` when it is positive, else Gillis and Glineur's rule (Neural
-/// Computation 2012, accelerated HALS, alpha = 0.5): a pass costs about
-/// 2 len k^2 flops, and the right-hand side and Gram matrix it reuses (2
-/// stored k for the product with the data, `other` k^2 for the Gram of the
-/// other factor) cost rho - 1 passes; up to 1 + rho / 2 passes pay off.
-/// On the sparse benchmark (20000 x 5000, 500k stored, k = 20) that is 2
-/// passes over W and 5 over H; on dense data it is n / 2k and more.
-inline int update_passes(int inner, Index len, Index other, Index k,
-                         double stored) {
-  if (inner > 0) return inner;
+/// Gillis and Glineur's rule (Neural Computation 2012, accelerated HALS,
+/// alpha = 0.5) for the passes over a factor of `len` columns (z is k x len)
+/// per update: a pass costs about 2 len k^2 flops, and the right-hand side
+/// and Gram matrix it reuses (2 stored k for the product with the data,
+/// `other` k^2 for the Gram of the other factor) cost rho - 1 passes; up to
+/// 1 + rho / 2 passes pay off. On the sparse benchmark (20000 x 5000, 500k
+/// stored, k = 20) that is 2 passes over W and 5 over H; on dense data it
+/// is n / 2k and more.
+inline int cost_rule_passes(Index len, Index other, Index k, double stored) {
   const double kk = static_cast<double>(k) * static_cast<double>(k);
   const double pass = 2.0 * static_cast<double>(len) * kk;
   if (pass <= 0.0) return 1;
@@ -115,15 +119,19 @@ inline int update_passes(int inner, Index len, Index other, Index k,
 }
 
 /// The W and H updates' settings for data m x n with `stored` entries at
-/// rank k: p with each factor's passes from update_passes().
+/// rank k: p with each factor's pass count fixed (p.inner, or the cost
+/// rule's when p.passes is automatic).
 struct FactorParams {
   NmfParams w, h;
 };
 inline FactorParams factor_params(const NmfParams& p, Index m, Index n,
                                   Index k, double stored) {
   FactorParams f{p, p};
-  f.w.inner = update_passes(p.inner, m, n, k, stored);
-  f.h.inner = update_passes(p.inner, n, m, k, stored);
+  if (p.passes == InnerPasses::automatic) {
+    f.w.inner = cost_rule_passes(m, n, k, stored);
+    f.h.inner = cost_rule_passes(n, m, k, stored);
+    f.w.passes = f.h.passes = InnerPasses::fixed;
+  }
   return f;
 }
 
@@ -167,7 +175,7 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
           "nmf: W must be m x k and H k x n");
   require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1, "nmf: params");
 
-  require(p.inner >= 0 && p.inner_tol >= 0, "nmf: inner passes");
+  require(p.inner >= 1 && p.inner_tol >= 0, "nmf: inner passes");
   const double x2 = x.sq_norm();
   const double rms =
       std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
@@ -187,8 +195,8 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
   // bw (k x m) and bh (k x n) keep their storage across iterations: one
-  // buffer resized between the two shapes reallocated (and page-faulted)
-  // 4 MB per sparse benchmark iteration
+  // buffer resized between the two shapes would reallocate (and
+  // page-fault) 4 MB per iteration of the sparse benchmark
   Mat hht, wtw, bw, bh;
   detail::gram(r.H, hht, p.threads);
   // the last finite iterate, restored when an update overflows
@@ -215,7 +223,7 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   Mat wt_next, h_next;
   auto push = [&](const Mat& z, const Mat& old, Mat& out) {
     out.resize(z.rows(), z.cols());
-    detail::for_chunks(z.cols(), p.threads, [&](Index c0, Index len) {
+    Parallel(p.threads).for_chunks(z.cols(), [&](Index c0, Index len) {
       out.middleCols(c0, len) =
           (z.middleCols(c0, len) +
            ex.beta * (z.middleCols(c0, len) - old.middleCols(c0, len)))

@@ -24,7 +24,7 @@ bool cd_pass_hooked(Mat& z, const Mat& g, const Mat& b, int threads,
   const Index k = z.rows();
   require(g.rows() == k && g.cols() == k, "cd_pass: G must be k x k");
   require(b.rows() == k && b.cols() == z.cols(), "cd_pass: B shape");
-  return detail::sum_chunks_hooked(z.cols(), threads, hooks, [&](Index j) {
+  return Parallel(threads).sum(z.cols(), hooks, [&](Index j) {
     double v = 0.0;
     auto zj = z.col(j);
     // z = 0 with b <= 0 is optimal already: every gradient -b_t >= 0 sits at
@@ -78,52 +78,13 @@ inline int nnls_cd(Mat& z, const Mat& g, const Mat& b, double tol,
 /// The projected-gradient violation of Z for the system (G, B) without
 /// changing Z: the same measure cd_pass reports, at the current point.
 inline double violation(const Mat& z, const Mat& g, const Mat& b, int threads) {
-  return detail::sum_chunks(z.cols(), threads, [&](Index j) {
+  return Parallel(threads).sum(z.cols(), [&](Index j) {
     const Vec grad = g * z.col(j) - b.col(j);
     double v = 0.0;
     for (Index t = 0; t < z.rows(); ++t)
       v += std::abs(z(t, j) == 0.0 ? std::min(0.0, grad[t]) : grad[t]);
     return v;
   }, 2.0 * static_cast<double>(z.rows() * z.rows()) * z.cols());
-}
-
-/// Solves every column's NNLS problem min_{z >= 0} 1/2 z'Gz - b'z to a tight
-/// tolerance: the unconstrained solution (one LDL' factorisation of G shared
-/// by all columns) clipped at zero is the start, and coordinate descent
-/// polishes each column until a pass moves no coordinate by more than tol
-/// (relative to the column's largest entry) or after max_passes. Columns whose
-/// unconstrained solution is already nonnegative are exact at once. Falls
-/// back to coordinate descent from Z when G is singular.
-inline void nnls_solve(Mat& z, const Mat& g, const Mat& b, double tol,
-                       int max_passes, int threads) {
-  const Index k = z.rows();
-  require(
-      g.rows() == k && g.cols() == k && b.rows() == k && b.cols() == z.cols(),
-      "nnls_solve: shapes");
-  const Eigen::LDLT<Mat> ldlt(g);
-  const bool use_ls =
-      ldlt.info() == Eigen::Success && ldlt.isPositive() &&
-      ldlt.vectorD().minCoeff() > 1e-12 * ldlt.vectorD().maxCoeff();
-  detail::for_chunks(z.cols(), threads, [&](Index c0, Index len) {
-    if (use_ls) {
-      z.middleCols(c0, len) = ldlt.solve(b.middleCols(c0, len)).cwiseMax(0.0);
-    }
-    for (Index j = c0; j < c0 + len; ++j) {
-      auto zj = z.col(j);
-      for (int pass = 0; pass < max_passes; ++pass) {
-        double moved = 0.0;
-        for (Index t = 0; t < k; ++t) {
-          const double gtt = g(t, t);
-          if (gtt <= 0.0) continue;
-          const double grad = g.col(t).dot(zj) - b(t, j);
-          const double next = std::max(zj[t] - grad / gtt, 0.0);
-          moved = std::max(moved, std::abs(next - zj[t]));
-          zj[t] = next;
-        }
-        if (moved <= tol * std::max(zj.maxCoeff(), 1e-300)) break;
-      }
-    }
-  });
 }
 
 }  // namespace nmfkit

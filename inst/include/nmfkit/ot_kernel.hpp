@@ -138,7 +138,6 @@ class OtKernel {
         : m * m;
     return 4.0 * prod + 60.0 * m;
   }
-  bool is_separable() const { return separable_; }
   /// Whether C(a, b) == C(b, a) (always so for a separable cost).
   bool is_symmetric() const { return symmetric_; }
 

@@ -63,7 +63,7 @@ inline void project_simplex(double* v, Index n, std::vector<double>& buf) {
 
 /// Projects every column of m onto the simplex, in parallel chunks.
 inline void project_simplex_columns(Mat& m, int threads) {
-  detail::for_chunks(m.cols(), threads, [&](Index b, Index l) {
+  Parallel(threads).for_chunks(m.cols(), [&](Index b, Index l) {
     std::vector<double> buf;
     for (Index j = b; j < b + l; ++j) project_simplex(m.col(j).data(), m.rows(),
                                                       buf);
@@ -147,7 +147,7 @@ struct SortedRow {
 
 }  // namespace detail
 
-/// Projects a (n x m) onto {||B||_{1,inf} = sum_i max_j |b_ij| <= tau}:
+/// Projects a (rows x cols) onto {||B||_{1,inf} = sum_i max_j |b_ij| <= tau}:
 /// b_ij = sign(a_ij) min(|a_ij|, mu_i) with row caps mu_i(theta) and theta
 /// such that sum_i mu_i = tau; theta is bracketed by bisection, then solved
 /// exactly on the final active sets. Returns the a unchanged when feasible.
@@ -163,13 +163,13 @@ inline Mat project_l1inf(const Mat& a, double tau, int threads) {
   std::vector<detail::SortedRow> sr(static_cast<size_t>(rows));
   std::vector<double> caps(static_cast<size_t>(rows));
   const double work = 4.0 * static_cast<double>(cols);
-  detail::for_chunks(rows, threads, [&](Index b, Index l) {
+  Parallel(threads).for_chunks(rows, [&](Index b, Index l) {
     for (Index i = b; i < b + l; ++i) sr[static_cast<size_t>(i)].load(a, i);
   }, work * static_cast<double>(rows));
   // every row's cap at theta (rows in parallel, each row's lazy state
   // touched by one thread), summed in row order
   auto total = [&](double theta) {
-    detail::for_chunks(rows, threads, [&](Index b, Index l) {
+    Parallel(threads).for_chunks(rows, [&](Index b, Index l) {
       for (Index i = b; i < b + l; ++i) {
         caps[static_cast<size_t>(i)] = sr[static_cast<size_t>(i)].cap(theta);
       }
@@ -207,7 +207,7 @@ inline Mat project_l1inf(const Mat& a, double tau, int threads) {
   if (!(theta >= lo - 1e-12 * hi && theta <= hi + 1e-12 * hi)) theta = mid;
   total(theta);
   Mat b(rows, cols);
-  detail::for_chunks(cols, threads, [&](Index b0, Index l) {
+  Parallel(threads).for_chunks(cols, [&](Index b0, Index l) {
     for (Index j = b0; j < b0 + l; ++j) {
       for (Index i = 0; i < rows; ++i) {
         const double v = a(i, j), mu = caps[static_cast<size_t>(i)];

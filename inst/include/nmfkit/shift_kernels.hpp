@@ -26,9 +26,9 @@ inline void add_shifted_real(Index r, Index s, ShiftGroup grp,
                              double* dst) {
   if (alpha == 0.0) return;
   if (grp == ShiftGroup::circular1d) {
-    const Index n = r * s;
-    for (Index q = g; q < n; ++q) dst[q] += alpha * src[q - g];
-    for (Index q = 0; q < g; ++q) dst[q] += alpha * src[q - g + n];
+    const Index m = r * s;
+    for (Index q = g; q < m; ++q) dst[q] += alpha * src[q - g];
+    for (Index q = 0; q < g; ++q) dst[q] += alpha * src[q - g + m];
     return;
   }
   const Index a = g % r, b = g / r;
@@ -51,12 +51,12 @@ inline Index inverse_shift(Index r, Index s, ShiftGroup grp, Index g) {
 }  // namespace detail
 
 namespace detail {
-/// The term maximising c(g) = <v, S_g w> (n values): g* = argmax, ties (up
+/// The term maximising c(g) = <v, S_g w> (m values): g* = argmax, ties (up
 /// to the FFT's rounding) to the smallest index, rho = c(g*) / ||w||^2; when
 /// no c(g) is positive, rho = 0 and g_prev is kept.
-inline PermTerm best_term(const double* c, Index n, double w_sq, int g_prev) {
+inline PermTerm best_term(const double* c, Index m, double w_sq, int g_prev) {
   Index best = 0;
-  for (Index i = 1; i < n; ++i)
+  for (Index i = 1; i < m; ++i)
     if (c[i] > c[best]) best = i;
   if (!(c[best] > 0.0)) return {0.0, g_prev};
   const double tie = c[best] * (1.0 - 1e-12);
@@ -78,28 +78,28 @@ inline PermTerm single_perm_nnls(const Fft& fft, const Cplx* v_hat,
                                  FftWork& work, int g_prev) {
   if (!(w_sq > 0.0)) return {0.0, g_prev};
   fft.correlate(v_hat, w_hat, work);
-  return detail::best_term(work.real.data(), fft.n(), w_sq, g_prev);
+  return detail::best_term(work.real.data(), fft.pixels(), w_sq, g_prev);
 }
 
 /// The spectra an H step shares between images: per atom its FFT (nc each,
-/// contiguous), ||w||^2 and its autocorrelation ac(h) = <w, S_h w> (n each).
+/// contiguous), ||w||^2 and its autocorrelation ac(h) = <w, S_h w> (m each).
 struct AtomSpectra {
   std::vector<Cplx> w_hat;
   Vec w_sq;
-  Mat autocorr;  // n x k
+  Mat autocorr;  // m x k
 
   AtomSpectra(const Fft& fft, const Mat& w) {
     const Index k = w.cols(), nc = fft.nc();
     w_hat.resize(size_t(k * nc));
     w_sq.resize(k);
-    autocorr.resize(fft.n(), k);
+    autocorr.resize(fft.pixels(), k);
     FftWork work = fft.make_work();
     for (Index t = 0; t < k; ++t) {
       Cplx* wt = &w_hat[size_t(t * nc)];
       fft.forward_copy(w.col(t).data(), work, wt);
       w_sq[t] = w.col(t).squaredNorm();
       fft.correlate(wt, wt, work);
-      std::copy(work.real.data(), work.real.data() + fft.n(),
+      std::copy(work.real.data(), work.real.data() + fft.pixels(),
                 autocorr.col(t).data());
     }
   }
@@ -111,10 +111,10 @@ namespace detail {
 inline void add_autocorr(const Fft& fft, const double* ac, Index g0,
                          double rho, double* c) {
   if (rho == 0.0) return;
-  const Index r = fft.rows(), s = fft.cols(), n = fft.n();
+  const Index r = fft.rows(), s = fft.cols(), m = fft.pixels();
   if (fft.group() == ShiftGroup::circular1d) {
-    for (Index g = 0; g < g0; ++g) c[g] += rho * ac[g - g0 + n];
-    for (Index g = g0; g < n; ++g) c[g] += rho * ac[g - g0];
+    for (Index g = 0; g < g0; ++g) c[g] += rho * ac[g - g0 + m];
+    for (Index g = g0; g < m; ++g) c[g] += rho * ac[g - g0];
     return;
   }
   const Index a0 = g0 % r, b0 = g0 / r;
@@ -139,7 +139,7 @@ inline void mult_perm_nnls(const Fft& fft, const Cplx* v_hat,
                            const AtomSpectra& at, int inner, double* rho,
                            int* g, FftWork& work) {
   constexpr double kRhoTol = 1e-9;
-  const Index nc = fft.nc(), n = fft.n(), k = at.w_sq.size();
+  const Index nc = fft.nc(), m = fft.pixels(), k = at.w_sq.size();
   Cplx* res = work.spec2.data();
   if (v_hat != res) std::copy(v_hat, v_hat + nc, res);
   for (Index t = 0; t < k; ++t)
@@ -154,7 +154,7 @@ inline void mult_perm_nnls(const Fft& fft, const Cplx* v_hat,
         fft.correlate(res, wt, work);
         double* c = work.real.data();
         detail::add_autocorr(fft, at.autocorr.col(t).data(), g[t], rho[t], c);
-        p = detail::best_term(c, n, at.w_sq[t], g[t]);
+        p = detail::best_term(c, m, at.w_sq[t], g[t]);
       }
       if (p.g == g[t]) {
         fft.add_shifted(wt, g[t], rho[t] - p.rho, res);

@@ -83,9 +83,10 @@ inline double semidual(const OtKernel& kernel, const Mat& x, const Mat& log_x,
   if (per_col != nullptr) per_col->resize(n);
   const Parallel par(threads);
   return par.sum_by_chunk(n, [&](Index b, Index l) {
-    // Fast path (spec 4.4): u = exp((g - max g) / eps), q = K u,
-    // l = max g / eps + log q, grad = u * K'(x / q); any column with a q
-    // entry below kFastTiny where x > 0 goes through the log domain.
+    // Fast path, two kernel products per column: u = exp((g - max g) / eps),
+    // q = K u, l = max g / eps + log q, grad = u * K'(x / q). A column with
+    // a q entry outside [kFastTiny, kFastHuge] where x > 0 has lost accuracy
+    // there and goes through the log domain.
     const Mat z = g.middleCols(b, l) / eps;
     const Eigen::RowVectorXd beta = z.colwise().maxCoeff();
     const Mat u = (z.rowwise() - beta).array().exp().matrix();

@@ -72,7 +72,7 @@ bool kernel_dissimilarity(const Mat& y, int k, ZKernel kernel, int threads,
   const Vec sq = y.colwise().squaredNorm().transpose();
   const double work = 2.0 * static_cast<double>(y.rows() + 20) * n * n;
   Mat d2(n, n);
-  if (!detail::for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
+  if (!Parallel(threads).for_chunks(n, hooks, [&](Index b, Index l) {
     d2.middleCols(b, l).noalias() = y.transpose() * y.middleCols(b, l);
     for (Index j = b; j < b + l; ++j)
       for (Index i = 0; i < n; ++i)
@@ -89,7 +89,7 @@ bool kernel_dissimilarity(const Mat& y, int k, ZKernel kernel, int threads,
   // bandwidths: distance to the k-th nearest other point, from d2 itself
   Vec sig(n);
   const int kk = std::min<int>(k, static_cast<int>(n) - 1);
-  if (!detail::for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
+  if (!Parallel(threads).for_chunks(n, hooks, [&](Index b, Index l) {
     std::vector<double> col;
     for (Index j = b; j < b + l; ++j) {
       col.clear();
@@ -111,7 +111,7 @@ bool kernel_dissimilarity(const Mat& y, int k, ZKernel kernel, int threads,
     return den > 0.0 ? std::exp(-d / den) : (d > 0.0 ? 0.0 : 1.0);
   };
   out.resize(n, n);
-  return detail::for_chunks_hooked(n, threads, hooks, [&](Index b, Index l) {
+  return Parallel(threads).for_chunks(n, hooks, [&](Index b, Index l) {
     for (Index j = b; j < b + l; ++j)
       for (Index i = 0; i < n; ++i) {
         const double kij = kernel == ZKernel::sigma_i2
@@ -137,7 +137,7 @@ inline Mat kernel_dissimilarity(const Mat& y, int k, ZKernel kernel,
 inline double can_gamma(const Mat& d, int k, int threads) {
   const Index n = d.cols();
   const int kk = std::min<int>(k, static_cast<int>(n) - 2);
-  const double g = sum_chunks(n, threads, [&](Index j) {
+  const double g = Parallel(threads).sum(n, [&](Index j) {
     std::vector<double> col;
     col.reserve(static_cast<size_t>(n));
     for (Index i = 0; i < n; ++i)

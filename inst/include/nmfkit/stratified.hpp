@@ -1,5 +1,5 @@
-// Stratified NMF (Chapman, Yaniv & Needell 2023): strata X_i (features x m_i,
-// columns are samples) share a basis W and each adds its own nonnegative
+// Stratified NMF (Chapman, Yaniv & Needell 2023): strata X_i (m features x
+// n_i samples) share a basis W and each adds its own nonnegative
 // shift v_i, X_i ~ v_i 1' + W H_i, minimising sum_i ||X_i - v_i 1' - W H_i||^2
 // by the paper's multiplicative updates (transposed: the paper stores samples
 // as rows, its H is our W', its W(i) our H_i').
@@ -52,8 +52,8 @@ struct StratifiedParams {
   int inner = 1;
 };
 
-/// Result: W (features x r), H (r x samples, the caller's column order),
-/// V (features x strata), loss[k] = sqrt(objective) after iteration k + 1,
+/// Result: W (m x k), H (k x n, the caller's column order), V (m x strata),
+/// loss[i] = sqrt(objective) after iteration i + 1,
 /// normalized_loss = loss / ||X||_F, and the loss of the starting factors.
 struct StratifiedResult : Result {
   Mat V;
@@ -75,7 +75,7 @@ inline Mat group_col_sums(const Mat& h, const std::vector<int>& group,
 /// ||X||^2 + sum_i m_i ||v_i||^2 + <W'W, HH'> - 2 <R, V> - 2 <H, W'X>
 /// + 2 <G, W'V>, where R holds the per-stratum row sums of X and G the
 /// per-stratum column sums of H. Clamped at 0 against rounding.
-inline double stratified_sq_error(double x2, const Vec& m, const Mat& v,
+inline double stratified_sq_error(double x2, const Vec& size, const Mat& v,
                                   const Mat& r, const Mat& h, const Mat& wtx,
                                   const Mat& wtw, const Mat& hht, const Mat& g,
                                   const Mat& wtv, const Parallel& par) {
@@ -86,7 +86,7 @@ inline double stratified_sq_error(double x2, const Vec& m, const Mat& v,
     return s;
   }, 2.0 * static_cast<double>(h.size()));
   const double e = x2 + (v.colwise().squaredNorm().transpose().array() *
-                         m.array()).sum() +
+                         size.array()).sum() +
                    wtw.cwiseProduct(hht).sum() - 2.0 * r.cwiseProduct(v).sum() -
                    2.0 * hx + 2.0 * g.cwiseProduct(wtv).sum();
   return std::max(e, 0.0);
@@ -94,36 +94,37 @@ inline double stratified_sq_error(double x2, const Vec& m, const Mat& v,
 
 }  // namespace detail
 
-/// Fits stratified NMF from starting factors w (features x r), h (r x
-/// samples) and v (features x strata). group[j] in [0, strata) is the stratum
+/// Fits stratified NMF of X (m x n) from starting factors w (m x k), h
+/// (k x n) and v (m x strata). group[j] in [0, strata) is the stratum
 /// of column j of x; every stratum must have at least one column.
 /// One iteration: v_updates shift updates (all with the same W, H), then H
 /// and W by the multiplicative rules, in the order p.order. The loss is
 /// checked for finiteness and the hooks polled once per iteration.
 template <class DataT, class Hooks = NullHooks>
-StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
+StratifiedResult nmf_stratified(const DataT& x, const std::vector<int>& group,
                                 const Mat& w, const Mat& h, const Mat& v,
                                 const StratifiedParams& p, Hooks& hooks) {
-  const Index n = x.rows(), cols = x.cols(), k = w.cols(), s = v.cols();
-  require(w.rows() == n && h.rows() == k && h.cols() == cols &&
-              v.rows() == n && s >= 1 && k >= 1,
-          "stratified_nmf: W must be n x r, H r x samples, V n x strata");
-  require(static_cast<Index>(group.size()) == cols,
-          "stratified_nmf: one stratum label per column");
-  Vec m = Vec::Zero(s);
+  const Index m = x.rows(), n = x.cols(), k = w.cols(), s = v.cols();
+  require(w.rows() == m && h.rows() == k && h.cols() == n &&
+              v.rows() == m && s >= 1 && k >= 1,
+          "nmf_stratified: W must be m x k, H k x n, V m x strata");
+  require(static_cast<Index>(group.size()) == n,
+          "nmf_stratified: one stratum label per column");
+  Vec size = Vec::Zero(s);  // samples per stratum
   for (int gi : group) {
-    require(gi >= 0 && gi < s, "stratified_nmf: stratum label out of range");
-    m[gi] += 1.0;
+    require(gi >= 0 && gi < s, "nmf_stratified: stratum label out of range");
+    size[gi] += 1.0;
   }
-  require((m.array() > 0).all(), "stratified_nmf: a stratum has no samples");
+  require((size.array() > 0).all(),
+          "nmf_stratified: a stratum has no samples");
   require(p.max_iter >= 1 && p.v_updates >= 0 && p.eps >= 0 && p.tol >= 0 &&
               p.threads >= 1 && p.inner >= 1,
-          "stratified_nmf: params");
+          "nmf_stratified: params");
 
   const Parallel par(p.threads);
   const int th = par.threads;  // for the data's products (policy inside)
   StratifiedResult res;
-  Mat wt;  // r x n: a row of W per column, contiguous
+  Mat wt;  // k x m: a row of W per column, contiguous
   detail::transpose_chunks(w, wt, th);
   Mat& hm = res.H;
   Mat& vm = res.V;
@@ -132,9 +133,9 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   const double x2 = x.sq_norm();
   const double x_norm = std::sqrt(x2);
   const double rms =
-      std::sqrt(x2 / (static_cast<double>(n) * static_cast<double>(cols)));
+      std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
   const double eps_v = p.eps * rms, eps = p.eps * rms * std::sqrt(rms);
-  const Mat rsum = x.row_sums_by(group, static_cast<int>(s), th);  // n x s
+  const Mat rsum = x.row_sums_by(group, static_cast<int>(s), th);  // m x s
 
   Mat wtx, xht, wtw, hht, g, wtv, wg;
   auto loss_now = [&]() {  // needs wtx = W'X of the current W
@@ -142,13 +143,13 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
     hht = hm * hm.transpose();
     g = detail::group_col_sums(hm, group, static_cast<int>(s));
     wtv = wt * vm;
-    return std::sqrt(detail::stratified_sq_error(x2, m, vm, rsum, hm, wtx, wtw,
-                                                 hht, g, wtv, par));
+    return std::sqrt(detail::stratified_sq_error(x2, size, vm, rsum, hm, wtx,
+                                                 wtw, hht, g, wtv, par));
   };
   x.left_mult(wt, wtx, th);
   res.initial_loss = loss_now();
 
-  // W from the current H: its numerator X H' (as H X', r x n), HH' and G.
+  // W from the current H: its numerator X H' (as H X', k x m), HH' and G.
   auto prepare_w = [&]() {
     x.left_mult_t(hm, xht, th);
     hht = hm * hm.transpose();
@@ -168,13 +169,13 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   // x_j - W h_j)), H given W and V (right-hand side W'x_j - W'v_i), W given
   // H and V (right-hand side H X' - G V'). g and wtw are current on entry.
   auto hals_step = [&]() {
-    wg = wt.transpose() * g;  // n x s
-    vm = ((rsum - wg).array().rowwise() / m.transpose().array())
+    wg = wt.transpose() * g;  // m x s
+    vm = ((rsum - wg).array().rowwise() / size.transpose().array())
              .cwiseMax(0.0)
              .matrix();
     wtv = wt * vm;
     b = wtx;
-    for (Index j = 0; j < cols; ++j) b.col(j) -= wtv.col(group[j]);
+    for (Index j = 0; j < n; ++j) b.col(j) -= wtv.col(group[j]);
     passes(hm, wtw);
     prepare_w();
     b = xht;
@@ -185,30 +186,30 @@ StratifiedResult stratified_nmf(const DataT& x, const std::vector<int>& group,
   auto mu_step = [&]() {
     // shifts: v_i <- v_i * rowsum_i / (m_i v_i + W H_i 1 + eps); g and wtw
     // are those of the current factors (left by loss_now)
-    wg = wt.transpose() * g;  // n x s
+    wg = wt.transpose() * g;  // m x s
     for (int rep = 0; rep < p.v_updates; ++rep) {
       vm = (vm.array() * rsum.array() /
-            ((vm.array().rowwise() * m.transpose().array()) + wg.array() +
+            ((vm.array().rowwise() * size.transpose().array()) + wg.array() +
              eps_v))
                .matrix();
     }
-    wtv = wt * vm;  // r x s
+    wtv = wt * vm;  // k x s
     if (p.order == UpdateOrder::jacobi) prepare_w();
     // coefficients: H_i <- H_i * W'X_i / (W'W H_i + (W'v_i) 1' + eps)
-    par.for_chunks(cols, [&](Index c0, Index len) {
+    par.for_chunks(n, [&](Index c0, Index len) {
       Mat den = wtw * hm.middleCols(c0, len);
       for (Index j = 0; j < len; ++j) den.col(j) += wtv.col(group[c0 + j]);
       hm.middleCols(c0, len).array() *=
           wtx.middleCols(c0, len).array() / (den.array() + eps);
-    }, 2.0 * kd * kd * cols);
+    }, 2.0 * kd * kd * n);
     if (p.order == UpdateOrder::gauss_seidel) prepare_w();
     // basis: W <- W * X H' / (sum_i v_i (H_i 1)' + W HH' + eps), row by row
-    par.for_chunks(n, [&](Index r0, Index len) {
+    par.for_chunks(m, [&](Index r0, Index len) {
       Mat den = hht * wt.middleCols(r0, len);
       den.noalias() += g * vm.middleRows(r0, len).transpose();
       wt.middleCols(r0, len).array() *=
           xht.middleCols(r0, len).array() / (den.array() + eps);
-    }, 2.0 * kd * (kd + s) * n);
+    }, 2.0 * kd * (kd + s) * m);
   };
   auto step = [&](int) {
     wt_prev = wt;

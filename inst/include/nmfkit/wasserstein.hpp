@@ -73,57 +73,71 @@ inline double neg_entropy(const Mat& d) {
   return s;
 }
 
-/// Dual of the weights step (D fixed):
-/// F(G) = sum_i OT*(x_i, g_i) + rho sum_i LSE(-D' g_i / rho).
-struct WeightsDual {
+/// The data term of every dual here, sum_i OT*(x_i, g_i), and its gradient
+/// (semidual()); x holds the histograms, log_x = safe_log(x).
+struct SemiDualTerm {
   const OtKernel& kernel;
   const Mat& x;
   const Mat& log_x;
-  const Mat& d;
-  double rho;
   int threads;
+  double operator()(const Eigen::Ref<const Mat>& g, Eigen::Ref<Mat> grad,
+                    Vec* per_col = nullptr) const {
+    return semidual(kernel, x, log_x, g, grad, threads, per_col);
+  }
+};
+
+/// Which factor a dual step solves for, the other held fixed.
+enum class FactorStep { weights, dictionary };
+
+/// Dual of one factor's step, with `fixed` the other factor:
+///   weights (D fixed):
+///     F(G) = sum_i OT*(x_i, g_i) + rho sum_i LSE(-D' g_i / rho);
+///   dictionary (Lambda fixed):
+///     F(G) = sum_i OT*(x_i, g_i) + rho sum_t LSE(-(G Lambda')_t / rho).
+struct FactorDual {
+  SemiDualTerm ot;
+  FactorStep step;
+  const Mat& fixed;
+  double rho;
   double operator()(const Eigen::Ref<const Mat>& g, Eigen::Ref<Mat> grad) const {
-    double v = semidual(kernel, x, log_x, g, grad, threads);
-    // the penalty: two k x m products per column
-    v += Parallel(threads).sum_by_chunk(x.cols(), [&](Index b, Index l) {
-      const Mat z = -(d.transpose() * g.middleCols(b, l));
+    double v = ot(g, grad);
+    if (step == FactorStep::dictionary) {
+      Mat sm;
+      v += lse_softmax(-(g * fixed.transpose()), rho, sm);
+      grad.noalias() -= sm * fixed;
+      return v;
+    }
+    // the weights' penalty: two k x m products per column
+    v += Parallel(ot.threads).sum_by_chunk(ot.x.cols(), [&](Index b, Index l) {
+      const Mat z = -(fixed.transpose() * g.middleCols(b, l));
       Mat sm;
       const double p = lse_softmax(z, rho, sm);
-      grad.middleCols(b, l).noalias() -= d * sm;
+      grad.middleCols(b, l).noalias() -= fixed * sm;
       return p;
-    }, 4.0 * static_cast<double>(d.size()) * x.cols(), kOtChunks);
+    }, 4.0 * static_cast<double>(fixed.size()) * ot.x.cols(), kOtChunks);
     return v;
   }
-  /// Lambda = softmax(-D' G / rho), k x n.
+  /// The factor solved for: Lambda = softmax(-D' G / rho) (k x n), or
+  /// D = softmax(-G Lambda' / rho) (m x k).
   Mat primal(const Mat& g) const {
     Mat sm;
-    lse_softmax(-(d.transpose() * g), rho, sm);
+    if (step == FactorStep::dictionary)
+      lse_softmax(-(g * fixed.transpose()), rho, sm);
+    else
+      lse_softmax(-(fixed.transpose() * g), rho, sm);
     return sm;
   }
 };
 
-/// Dual of the dictionary step (Lambda fixed):
-/// F(G) = sum_i OT*(x_i, g_i) + rho sum_t LSE(-(G Lambda')_t / rho).
-struct DictDual {
-  const OtKernel& kernel;
-  const Mat& x;
-  const Mat& log_x;
-  const Mat& lambda;
-  double rho;
-  int threads;
+/// The semi-dual of OT from a to b, max_v <v, b> - OT*(a, v), negated for
+/// minimisation.
+struct TransportDual {
+  SemiDualTerm ot;
+  const Mat& b;
   double operator()(const Eigen::Ref<const Mat>& g, Eigen::Ref<Mat> grad) const {
-    double v = semidual(kernel, x, log_x, g, grad, threads);
-    const Mat z = -(g * lambda.transpose());
-    Mat sm;
-    v += lse_softmax(z, rho, sm);
-    grad.noalias() -= sm * lambda;
-    return v;
-  }
-  /// D = softmax(-G Lambda' / rho), m x k.
-  Mat primal(const Mat& g) const {
-    Mat sm;
-    lse_softmax(-(g * lambda.transpose()), rho, sm);
-    return sm;
+    const double s = ot(g, grad);
+    grad -= b;
+    return s - (g.array() * b.array()).sum();
   }
 };
 
@@ -288,8 +302,8 @@ Mat wasserstein_weights(const OtKernel& kernel, const Mat& x, const Mat& d,
   require(p.rho_weights > 0 && p.max_iter >= 1, "bad settings");
   detail::check_histograms(x, "x");
   const Mat log_x = safe_log(x);
-  const detail::WeightsDual dual{kernel, x, log_x, d, p.rho_weights,
-                                 p.threads};
+  const detail::FactorDual dual{{kernel, x, log_x, p.threads},
+                                detail::FactorStep::weights, d, p.rho_weights};
   stats = detail::minimise_dual(dual, g, p, hooks);
   return dual.primal(g);
 }
@@ -310,24 +324,13 @@ Vec ot_lbfgs(const OtKernel& kernel, const Mat& a, const Mat& b, Mat& v,
   detail::check_histograms(a, "a");
   detail::check_histograms(b, "b");
   const Mat log_a = safe_log(a);
-  struct Dual {
-    const OtKernel& kernel;
-    const Mat& a;
-    const Mat& log_a;
-    const Mat& b;
-    int threads;
-    double operator()(const Eigen::Ref<const Mat>& g,
-                      Eigen::Ref<Mat> grad) const {
-      const double s = semidual(kernel, a, log_a, g, grad, threads);
-      grad -= b;
-      return s - (g.array() * b.array()).sum();
-    }
-  } dual{kernel, a, log_a, b, p.threads};
+  const detail::SemiDualTerm ot{kernel, a, log_a, p.threads};
+  const detail::TransportDual dual{ot, b};
   v = Mat::Zero(a.rows(), a.cols());
   stats = detail::minimise_dual(dual, v, p, hooks);
   Vec per_col;
   Mat grad(a.rows(), a.cols());
-  semidual(kernel, a, log_a, v, grad, p.threads, &per_col);
+  ot(v, grad, &per_col);
   return (v.array() * b.array()).colwise().sum().transpose() - per_col.array();
 }
 
@@ -349,6 +352,7 @@ WassersteinResult nmf_wasserstein(const OtKernel& kernel, const Mat& x,
           "nmf_wasserstein: bad settings");
   detail::check_histograms(x, "x");
   const Mat log_x = safe_log(x);
+  const detail::SemiDualTerm ot{kernel, x, log_x, p.threads};
   WassersteinResult res;
   res.W = w0;
   res.H = h0;
@@ -361,20 +365,27 @@ WassersteinResult nmf_wasserstein(const OtKernel& kernel, const Mat& x,
     if (st.status == Status::numerical_error) o.finite = false;
     return o.interrupted || !o.finite;
   };
+  // One factor's step: its dual solved from the warm start g, then the
+  // factor recovered (unless the solve failed, which ends the fit).
+  auto half_step = [&](detail::FactorStep step, const Mat& fixed, double rho,
+                       Mat& g, Mat& factor, std::vector<DualStats>& stats,
+                       StepOutcome& o) {
+    const detail::FactorDual dual{ot, step, fixed, rho};
+    stats.push_back(detail::minimise_dual(dual, g, p, hooks));
+    if (failed(stats.back(), o)) return false;
+    factor = dual.primal(g);
+    return true;
+  };
   bool both = false;
   drive(p.outer, hooks, res, [&](int) {
     StepOutcome o;
-    const detail::DictDual dd{kernel, x, log_x, res.H, p.rho_dict, p.threads};
-    const DualStats sd = detail::minimise_dual(dd, g_dict, p, hooks);
-    res.dict_steps.push_back(sd);
-    if (failed(sd, o)) return o;
-    res.W = dd.primal(g_dict);
-    const detail::WeightsDual wd{kernel, x, log_x, res.W, p.rho_weights,
-                                 p.threads};
-    const DualStats sw = detail::minimise_dual(wd, g_weights, p, hooks);
-    res.weight_steps.push_back(sw);
-    if (failed(sw, o)) return o;
-    res.H = wd.primal(g_weights);
+    if (!half_step(detail::FactorStep::dictionary, res.H, p.rho_dict, g_dict,
+                   res.W, res.dict_steps, o) ||
+        !half_step(detail::FactorStep::weights, res.W, p.rho_weights,
+                   g_weights, res.H, res.weight_steps, o))
+      return o;
+    const DualStats& sd = res.dict_steps.back();
+    const DualStats& sw = res.weight_steps.back();
     // strong duality: -F_Lambda(G*) = sum OT_eps(x_i, D l_i) + rho1 sum E(l_i)
     o.loss = -sw.value + p.rho_dict * detail::neg_entropy(res.W);
     both = sd.status == Status::converged && sw.status == Status::converged;
