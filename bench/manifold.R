@@ -1,5 +1,5 @@
 # Manifold-regularised NMF (the SMRMF paper's experiments, Mani, Domeniconi and Griva): the hard targets
-# as a table (PASS/FAIL against the spec's tolerances), the
+# as a table (PASS/FAIL against the paper's numbers), the
 # measure-and-report rows next to the paper's numbers, run times next to the
 # paper's MATLAB times, and GNMF against a base-R transcript of the same
 # multiplicative updates (nnTensor is not in Debian).
@@ -142,7 +142,7 @@ variants <- list(
   fsmrmf = list(method = "fsmrmf"),
   euc = list(method = "smrmf", kernel = "euclidean"),
   ns = list(method = "smrmf", split = FALSE),
-  # the spec's other reconstructed steps, each on its own (not tuned):
+  # the other reconstructed steps, each on its own (not tuned):
   # (3.6) neighbours from input space, exemplars ranked on C, more ADMM
   # passes of the exemplar block per iteration
   smrmf_knn = list(method = "smrmf", nbr = "knn"),

@@ -3,7 +3,7 @@
 #    (one r2c + c2r per block step: inner x rank x images) times the measured
 #    time of one FFTW pair of that size. Target: within 3x.
 # 2. Experiment 2 (two stages, 3 restarts each): wall time (target < 1 s;
-#    the numpy prototype of the spec took about 50 s) and exact multiplicity.
+#    a numpy prototype took about 50 s) and exact multiplicity.
 # 3. Experiment 1 recovery over 20 seeds for each W step and shift group.
 suppressPackageStartupMessages(library(nmfkit))
 

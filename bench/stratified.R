@@ -1,6 +1,6 @@
 # Stratified NMF: nmfkit against the authors' algorithm written in numpy from
-# the spec (bench/stratified_ref.py, the reference code's Jacobi order), on
-# the spec's synthetic problem (4 strata x 100 samples x 100 features,
+# the authors' code (bench/stratified_ref.py, the reference code's Jacobi order), on
+# the authors' synthetic problem (4 strata x 100 samples x 100 features,
 # rank 5), same starting factors, same machine, same run. Prints seconds per
 # iteration, the ratio, and how closely the two loss traces agree.
 # Then, when the archived CRAN package lda 1.4.2 is installed, the full

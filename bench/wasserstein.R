@@ -1,7 +1,7 @@
 # Wasserstein NMF: nmfkit::nmf_wasserstein() against the same algorithm
 # written with POT + scipy's L-BFGS-B (bench/wasserstein_pot.py, run with
 # Debian's /usr/bin/python3), same machine, same run, same data and starting
-# factors. Then the 14 x 14 MNIST example of the spec (nmfkit only; the peer
+# factors. Then the 14 x 14 MNIST example of the OptimalTransport.jl NMF example (nmfkit only; the peer
 # would take tens of minutes). Usage: Rscript bench/wasserstein.R
 suppressPackageStartupMessages(library(nmfkit))
 python <- "/usr/bin/python3"

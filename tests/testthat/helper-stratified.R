@@ -1,6 +1,6 @@
 # Fixtures for test-nmf-stratified.R.
 
-# The spec's synthetic problem (datasets.get_synthetic_data, transposed):
+# The authors' synthetic problem (datasets.get_synthetic_data, transposed):
 # s strata of m samples over n features, one shared basis, shifts
 # v_i ~ U[i - 1, i).
 stratified_synthetic <- function(s = 4, m = 100, n = 100, r = 5) {
@@ -34,7 +34,7 @@ stratified_direct_loss <- function(fit, x) {
   sqrt(sum(r^2))
 }
 
-# The spec's California housing strata (datasets.get_california_housing_
+# The paper's California housing strata (datasets.get_california_housing_
 # dataset) rebuilt from MMAC's block groups: the six variables as features,
 # strata on median income (low < 1.5, 4.5 < medium < 5, high > 10).
 california_strata <- function() {

@@ -7,7 +7,7 @@ masked_sq_loss <- function(x, a, fit) {
   sum(a * r^2)
 }
 
-test_that("no mask and unit weights give today's fit, bit for bit", {
+test_that("no mask and unit weights give the unmasked fit, bit for bit", {
   x <- small_data()
   set.seed(1)
   f0 <- nmf(x, 3)

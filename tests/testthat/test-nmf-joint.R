@@ -52,7 +52,7 @@ test_that("P6: the distance grows with the noise level and is 0 without", {
   expect_true(all(diff(d) > 0))
 })
 
-test_that("Table I (5 trials) is within the spec's tolerances", {
+test_that("Table I (5 trials) is within the tolerances of the paper's values", {
   x <- swimmer()
   set.seed(2023)
   res <- replicate(5, {
@@ -134,7 +134,7 @@ test_that("Chamfer variants match hand-computed values", {
   expect_identical(chamfer_distance(a, a[, 10:1]), 0)
 })
 
-test_that("Chamfer on Swimmer reproduces the spec's table", {
+test_that("Chamfer on Swimmer reproduces the reference code's values", {
   x <- swimmer()
   set.seed(9)
   n <- swimmer_noise(x)

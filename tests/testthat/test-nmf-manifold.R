@@ -68,7 +68,7 @@ test_that("cluster_nmi is symmetric, 1 on identical partitions", {
   expect_equal(cluster_nmi(rep(1, 5), rep(2, 5)), 0)
 })
 
-test_that("two_moons draws the spec's moons reproducibly", {
+test_that("two_moons draws scikit-learn's make_moons reproducibly", {
   set.seed(6)
   x <- two_moons(101, dim = 4, noise = 0)
   expect_equal(dim(x), c(4L, 101L))
@@ -155,9 +155,9 @@ test_that("RMNMF reaches the paper's two-moons accuracy (hard target)", {
   }
   a1 <- vapply(1:4, function(s) acc(1, FALSE, s), numeric(1))
   expect_true(all(a1 >= 0.78 & a1 <= 0.88))
-  # lambda = 10: single draws depend on rounding, so the spec's 20 draws
+  # lambda = 10: single draws depend on rounding, so the paper's 20 draws
   # (about 5 s). The sign gap is asserted; the mean ACC of (-) is .848
-  # against the spec's .85 (two poor draws; bench/README.md), so that half
+  # against the paper's .85 (two poor draws; bench/README.md), so that half
   # of the target is reported in bench/manifold.R, not asserted here
   skip_on_cran()
   minus <- vapply(1:20, function(s) acc(10, FALSE, s), numeric(1))

@@ -1,4 +1,4 @@
-test_that("shifted_shapes() builds the experiments as specified", {
+test_that("shifted_shapes() builds the permutation-NMF experiments", {
   sim <- withr::with_seed(1, shifted_shapes(10, noise = 0))
   expect_equal(dim(sim$x), c(400L, 10L))
   expect_equal(attr(sim$x, "image_dim"), c(20L, 20L))

@@ -1,4 +1,4 @@
-test_that("synthetic experiment meets the spec's acceptance test", {
+test_that("synthetic experiment meets the paper's synthetic-data result", {
   set.seed(2311)
   x <- stratified_synthetic()
   fit <- nmf_stratified(x, rank = 5, control = nmf_control(max_iter = 10000))

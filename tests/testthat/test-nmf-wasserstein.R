@@ -1,4 +1,4 @@
-test_that("W-NMF finds the three Gaussian atoms (spec acceptance test)", {
+test_that("W-NMF finds the three Gaussian atoms of the OptimalTransport.jl example", {
   set.seed(42)
   d <- wasserstein_gm_data()
   withr::local_options(rlib_message_verbosity = "verbose")  # not just once

@@ -26,7 +26,7 @@ test_that("nmf() is scale-equivariant for every method and start", {
 })
 
 test_that("the default start does not stop early on large counts", {
-  # NNDSVDa used to fill zeros with mean(x): Poisson counts with mean 50
+  # a start that filled zeros with mean(x) (not scale-aware): Poisson counts with mean 50
   # stopped after 4 iterations, the same data divided by 50 ran on
   set.seed(9)
   counts <- matrix(stats::rpois(60 * 40, 50), 60, 40) *

@@ -1,6 +1,7 @@
 # Sparse input: every Matrix class a user may hand in is converted or
 # rejected with a classed error, and a dgCMatrix whose slots break the
-# compressed-column invariants never reaches the core (it used to segfault).
+# compressed-column invariants never reaches the core (which would read
+# out of bounds).
 
 # Malformed copies of a valid 12 x 10 dgCMatrix, one defect each.
 broken_sparse <- function() {
