@@ -348,7 +348,7 @@ knn_graph <- function(x, k, weight, threads, exact_max = knn_exact_max) {
 # ordered by (distance, index) as in the exact search; for heat weights the
 # mean pairwise distance is that from 1000 evenly spaced anchor points to
 # all points.
-knn_graph_hnsw <- function(x, k, weight, block = 1024L) {
+knn_graph_hnsw <- function(x, k, weight, block = 256L) {
   storage.mode(x) <- "double"
   n <- ncol(x)
   blocks <- split(seq_len(n), ceiling(seq_len(n) / block))
