@@ -66,10 +66,9 @@ wait_for <- function(p, state, pattern, seconds) {
   grepl(pattern, state$out)
 }
 
-test_that("Ctrl-C stops predict(), stratified predict, Chamfer and NNDSVD", {
-  skip_on_cran()
-  skip_if_not_installed("callr")
-  cases <- interrupt_cases()
+# Runs each case in a child R process, interrupts it `settle` seconds after
+# it starts and expects it to stop within `within` seconds.
+expect_interruptible <- function(cases, settle, within) {
   p <- callr::r_bg(run_cases, args = list(cases = cases),
                    libpath = .libPaths(), stdout = "|", stderr = "|")
   on.exit(p$kill(), add = TRUE)
@@ -79,12 +78,18 @@ test_that("Ctrl-C stops predict(), stratified predict, Chamfer and NNDSVD", {
     started <- wait_for(p, state, paste("go", nm), 60)
     expect_true(started, info = nm)
     if (!started) break
-    Sys.sleep(0.5)
+    Sys.sleep(settle)
     p$interrupt()
-    caught <- wait_for(p, state, paste("caught", nm), 5)
+    caught <- wait_for(p, state, paste("caught", nm), within)
     expect_true(caught, info = paste(nm, "was not interrupted"))
     if (!caught) break
   }
+}
+
+test_that("Ctrl-C stops predict(), stratified predict, Chamfer and NNDSVD", {
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  expect_interruptible(interrupt_cases(), settle = 0.5, within = 5)
 })
 
 # The manifold setups: the exact k-NN graph (O(m n^2)), the HNSW graph of
@@ -110,20 +115,5 @@ manifold_interrupt_cases <- function() {
 test_that("Ctrl-C stops the k-NN graphs and SMRMF's exemplar start", {
   skip_on_cran()
   skip_if_not_installed("callr")
-  cases <- manifold_interrupt_cases()
-  p <- callr::r_bg(run_cases, args = list(cases = cases),
-                   libpath = .libPaths(), stdout = "|", stderr = "|")
-  on.exit(p$kill(), add = TRUE)
-  state <- new.env()
-  state$out <- ""
-  for (nm in names(cases)) {
-    started <- wait_for(p, state, paste("go", nm), 60)
-    expect_true(started, info = nm)
-    if (!started) break
-    Sys.sleep(1)
-    p$interrupt()
-    caught <- wait_for(p, state, paste("caught", nm), 3)
-    expect_true(caught, info = paste(nm, "was not interrupted"))
-    if (!caught) break
-  }
+  expect_interruptible(manifold_interrupt_cases(), settle = 1, within = 3)
 })
