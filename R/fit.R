@@ -76,7 +76,7 @@ finish_fit <- function(v, fit, spec, control, call, data, dimnames) {
     list(W = fit$W, H = fit$H, loss = fit$loss, iterations = fit$iterations,
          status = fit$status, call = call, control = control,
          variant = v$name, x = data, dimnames = dimnames,
-         loss_name = v$loss_name),
+         loss_name = fit$loss_name %||% v$loss_name),
     v$model(fit, spec)
   ))
 }

@@ -92,13 +92,37 @@ fitted.nmfkit <- function(object, ...) {
 }
 
 #' @rdname nmfkit-methods
+#' @param type `"response"` (`x - fitted`) or `"deviance"` (the signed
+#'   square root of twice each entry's divergence, `sign(x - mu) *
+#'   sqrt(2 d(x | mu))`: for `loss = "kl"` the Poisson deviance residuals,
+#'   whose squares sum to the deviance). The default is `"deviance"` for
+#'   fits under a divergence and `"response"` otherwise.
 #' @export
-residuals.nmfkit <- function(object, x = NULL, ...) {
+residuals.nmfkit <- function(object, x = NULL, type = NULL, ...) {
   check_dots_empty()
+  beta <- object$beta %||% 2
+  type <- if (is.null(type)) {
+    if (beta == 2) "response" else "deviance"
+  } else {
+    check_choice(type, c("response", "deviance"))
+  }
   x <- model_data(object, x)
-  out <- mask_residuals(object, as.matrix(x) - stats::fitted(object))
+  x <- as.matrix(x)
+  mu <- stats::fitted(object)
+  out <- if (type == "response") x - mu else
+    sign(x - mu) * sqrt(2 * pmax(beta_divergence_entries(x, mu, beta), 0))
+  out <- mask_residuals(object, out)
   dimnames(out) <- object$dimnames
   out
+}
+
+# d_beta(x | mu) entrywise (the per-entry terms of the loss).
+beta_divergence_entries <- function(x, mu, beta) {
+  if (beta == 2) return((x - mu)^2 / 2)
+  if (beta == 1) return(ifelse(x > 0, x * log(x / mu), 0) - x + mu)
+  if (beta == 0) return(x / mu - log(x / mu) - 1)
+  (x^beta + (beta - 1) * mu^beta - beta * x * mu^(beta - 1)) /
+    (beta * (beta - 1))
 }
 
 #' Summarise a fitted nmfkit model
@@ -123,7 +147,8 @@ summary.nmfkit <- function(object, ...) {
   # NA for factors that are not finite (a fit stopped on a numerical error)
   share <- if (isTRUE(sum(mass) > 0)) mass / sum(mass)
            else if (all(is.finite(mass))) mass else mass * NA_real_
-  rel <- if (is.null(object$data)) NA_real_
+  beta <- object$beta %||% 2
+  rel <- if (is.null(object$data) || beta != 2) NA_real_
          else frobenius_rel_error(object$data, W, H, object$entry_weights)
   structure(
     list(variant = variant_label(object), call = object$call,
@@ -132,7 +157,10 @@ summary.nmfkit <- function(object, ...) {
          loss_name = object$loss_name, iterations = object$iterations,
          status = object$status,
          sparsity = c(W = mean(W == 0), H = mean(H == 0)),
-         share = share),
+         share = share,
+         loss_function = if (beta != 2) loss_label(object$loss_function, beta),
+         divergence = object$divergence, baseline = object$baseline,
+         beta = beta),
     class = "summary.nmfkit"
   )
 }
@@ -152,6 +180,14 @@ print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
   if (!is.na(x$relative_error)) {
     cat(sprintf("Relative error ||x - fitted|| / ||x||: %s\n",
                 format(x$relative_error, digits = digits)))
+  }
+  if (!is.null(x$loss_function)) {
+    cat(sprintf("Loss: %s\n", x$loss_function))
+    cat(sprintf("Divergence D(x | fitted): %s (rank-one baseline %s)%s\n",
+                format(x$divergence, digits = digits),
+                format(x$baseline, digits = digits),
+                if (x$beta == 1) sprintf("; deviance %s",
+                  format(2 * x$divergence, digits = digits)) else ""))
   }
   cat(sprintf("Sparsity (share of zeros): W %s, H %s\n",
               format(x$sparsity[["W"]], digits = digits),

@@ -187,6 +187,11 @@ rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
     f$value <- scale_data(f$value, e)
     f
   })
+  # the reference of a divergence's held-out error: every held-out entry
+  # predicted by the mean of x (on the same scale)
+  x_mean <- scale_data(if (inherits(x, "dgCMatrix"))
+    sum(x@x, na.rm = TRUE) / (length(x) - sum(is.na(x@x))) else
+    mean(x, na.rm = TRUE), e)
   tasks <- expand.grid(fold = seq_len(nfolds), rank = ranks)
   prog <- progressr::progressor(steps = nrow(tasks))
   out <- future.apply::future_vapply(seq_len(nrow(tasks)), function(t) {
@@ -198,7 +203,7 @@ rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
     W <- scale_data(run$model$W, e %/% 2)
     H <- scale_data(run$model$H, e - e %/% 2)
     pred <- rowSums(W[f$i, , drop = FALSE] * t(H)[f$j, , drop = FALSE])
-    c(cv_error(f, pred), run$capped)
+    c(cv_error(f, pred, run$model$beta %||% 2, x_mean), run$capped)
   }, numeric(2), future.seed = TRUE,
   future.scheduling = structure(1, ordering = balanced_order(nrow(tasks))))
   warn_capped(out[2, ])
@@ -217,11 +222,21 @@ balanced_order <- function(n) {
   as.vector(rbind(hi, c(lo, 0L)[seq_along(hi)]))[seq_len(n)]
 }
 
-# Relative held-out error of a fold: each squared error weighted (1, or
-# for sampled zeros the zeros each stands for).
-cv_error <- function(f, pred) {
-  sqrt(sum(f$weight * (f$value - pred)^2) /
-         max(sum(f$weight * f$value^2), .Machine$double.xmin))
+# Relative held-out error of a fold under the fit's loss, each entry's
+# term weighted (1, or for sampled zeros the zeros each stands for, which
+# keeps the sum unbiased for the zero entries' terms of every loss, KL's
+# d(0 | mu) = mu included): for Frobenius ||x - fitted|| / ||x|| over the
+# held-out entries; for a beta-divergence (beta != 2) the held-out
+# divergence relative to that of predicting every held-out entry by the
+# mean of x (`x_mean`): scale-free, 1 for a fit no better than the mean.
+cv_error <- function(f, pred, beta = 2, x_mean = NULL) {
+  if (beta == 2) {
+    return(sqrt(sum(f$weight * (f$value - pred)^2) /
+                  max(sum(f$weight * f$value^2), .Machine$double.xmin)))
+  }
+  d <- sum(f$weight * beta_divergence_entries(f$value, pred, beta))
+  ref <- sum(f$weight * beta_divergence_entries(f$value, x_mean, beta))
+  d / max(ref, .Machine$double.xmin)
 }
 
 # The rank of lowest mean held-out error, and the smallest rank within one

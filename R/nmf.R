@@ -51,6 +51,56 @@
 #' then runs on the smaller matrix) and their rows of `W` or columns of `H`
 #' come out exactly zero.
 #'
+#' @section Losses for counts: KL, Itakura-Saito and the beta family:
+#' `loss = "kl"` fits the generalised Kullback-Leibler divergence
+#' `sum(x * log(x / WH) - x + WH)` (Poisson maximum likelihood: the model of
+#' word counts, UMI counts and mutation counts; the CRAN NMF package's
+#' `"brunet"` and fastTopics' Poisson NMF); `loss = "is"` the Itakura-Saito
+#' divergence (needs positive data); a number `beta` the beta-divergence of
+#' Févotte and Idier (2011) (`2` is `"frobenius"`, `1` `"kl"`, `0`
+#' `"is"`). Under KL, `method = "cd"` (the default through `"auto"`) is
+#' coordinate descent with one safeguarded Newton step per coordinate (Hsieh
+#' and Dhillon 2011; the sequential coordinate descent of Lin and Boutros
+#' 2020), `control$inner` passes per factor; `"mu"` the multiplicative
+#' updates, for every beta, with Févotte and Idier's exponent so that the
+#' loss never rises. Zero entries enter KL only through the column and row
+#' sums of the factors, so a sparse pass costs O(nnz k) and no `m x n`
+#' buffer is made (other betas form one column of `W H` at a time).
+#' `control$extrapolate` applies Ang and Gillis's extrapolation as for the
+#' Frobenius loss; an extrapolated point never falls below a tenth of the
+#' plain iterate, entrywise, so `W H` stays positive wherever it was.
+#' The trace `loss` is `D(x | W H) / D(x | r c' / T)`, the divergence
+#' relative to the rank-one independence model (row sums times column sums
+#' over the total, KL's best rank-one fit); `$divergence` is `D(x | W H)`
+#' and `$baseline` the reference. A start must give `W H > 0` wherever
+#' `x > 0` (the divergence is infinite otherwise): `"random"` (the default
+#' under these losses) and `"nndsvda"` always do; `"nndsvd"` or a user's
+#' factors that do not are an error. Every step is scale-free, so fitting
+#' `c * x` takes the same iterations and returns `sqrt(c)` times the
+#' factors.
+#'
+#' @section Penalties and fixed components:
+#' `penalty = c(l1_W = , l1_H = , l2_W = , l2_H = )` (or `l1 =`, `l2 =`
+#' for both factors) adds `s1 * l1 * sum(Z) + s2 * l2 * sum(Z^2) / 2` for
+#' each penalised factor `Z` to the loss. The weights are relative to the
+#' data: `s1 = len * r^(p - 1/2)` and `s2 = len * r^(p - 1)` with `r` the
+#' root mean square of `x`, `p` the loss's power (2 for Frobenius, `beta`
+#' otherwise) and `len` the number of rows of `x` for `H` and of columns for
+#' `W` (as scikit-learn scales its `alpha_W`, `alpha_H`), so a weight means
+#' the same on data of any scale and size, weight 1 is as strong as the
+#' data's own pull, and fits stay equivariant. A penalty so strong that the
+#' fit ends no better than the rank-one baseline (Frobenius: than `W H =
+#' 0`) warns (`nmfkit_warning_penalty`). L1 favours zeros (sparser parts); L2 shrinks. Since
+#' `W H = (W D)(D^-1 H)` for any positive diagonal `D`, penalising one factor
+#' only shrinks it while the other grows: a one-sided penalty warns
+#' (`nmfkit_warning_penalty`) unless the other factor is fixed.
+#' `fixed = list(W = M)` keeps the first `ncol(M)` columns of `W` equal to
+#' `M` (known signatures, marker programs) and learns the other
+#' `rank - ncol(M)`; `fixed = list(H = M)` likewise fixes the first rows of
+#' `H`. Fixed entries come out bit-identical; with every column of `W` fixed
+#' the fit is [predict()]. Fits with fixed components keep all-zero lines
+#' in the fit.
+#'
 #' @section Missing entries, masks and weights:
 #' With `na = "omit"`, `weights` or `mask`, the loss is
 #' `sum(a * (x - W H)^2) / 2` with entry weights `a` (0 for a missing or
@@ -79,7 +129,10 @@
 #' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
 #'   with samples as columns.
 #' @param rank Number of components, from 1 to `min(dim(x))`.
-#' @param method `"auto"`, `"hals"`, `"mu"` or `"anls"`.
+#' @param method `"auto"`, `"hals"`, `"mu"`, `"anls"` or `"cd"`
+#'   (coordinate descent under the loss: `"hals"` for Frobenius, Newton
+#'   coordinate descent for KL). Under KL `"cd"` and `"mu"`, under other
+#'   betas `"mu"`.
 #' @param init `"auto"`, `"nndsvda"`, `"nndsvd"`, `"nndsvdar"`, `"random"`,
 #'   or a list
 #'   `list(W = , H = )` of starting factors.
@@ -101,6 +154,15 @@
 #'   sparse `x` (every zero of a dense one), as recommender data need; or a
 #'   logical matrix (base or `lgCMatrix`) whose `TRUE` entries are left out.
 #'   See "Missing entries, masks and weights".
+#' @param loss `"frobenius"` (the default), `"kl"` (Poisson), `"is"`
+#'   (Itakura-Saito), or a number, the beta of the beta-divergence. See
+#'   "Losses for counts".
+#' @param penalty `NULL`, or named nonnegative L1/L2 weights `l1_W`, `l1_H`,
+#'   `l2_W`, `l2_H` (`l1`, `l2` for both factors), relative to the data's
+#'   scale. See "Penalties and fixed components".
+#' @param fixed `NULL`, or `list(W = , H = )` (either or both): a
+#'   nonnegative matrix of known columns of `W` (features x a) or rows of `H`
+#'   (b x samples), kept fixed as the first components.
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
 #'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
 #'   iteration, computed from the Gram matrices `W'W` and `HH'` without
@@ -113,17 +175,29 @@
 #'   names of `x` the columns of `H`; components are named `nmf1`, `nmf2`, ...
 #' @seealso [predict.nmfkit()], [plot.nmfkit()], [summary.nmfkit()],
 #'   [nmf_distance()].
+#'   Under a divergence also `loss_function` (`"kl"`, `"is"`, `"beta"`),
+#'   `beta`, `divergence`, `objective` (with penalties) and `baseline`; with
+#'   penalties `penalty`, with fixed components `fixed` (their counts).
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
 #' fit <- nmf(x, rank = 17, nrun = 3)  # best of 3 starts
 #' fit
 #' plot(fit, type = "basis")
+#'
+#' # counts: Poisson NMF (KL divergence)
+#' set.seed(2)
+#' counts <- matrix(rpois(200 * 60, 2), 200, 60)
+#' kl <- nmf(counts, rank = 4, loss = "kl")
+#' kl
+#' # projection of new counts under the same loss
+#' predict(kl, counts[, 1:3])
 #' @export
-nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
+nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
                 init = "auto", control = nmf_control(), nrun = 1L,
                 keep_data = TRUE, na = c("fail", "omit"), weights = NULL,
-                mask = NULL) {
+                mask = NULL, loss = "frobenius", penalty = NULL,
+                fixed = NULL) {
   call <- match.call()
   na <- check_choice(na)
   checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
@@ -131,11 +205,28 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
   masked <- masked_setup(x, weights, mask)
   rank <- check_rank(rank, min(dim(x)))
   method <- check_choice(method)
+  loss <- check_loss(loss)
   control <- check_control(control, fn = "nmf")
   nrun <- check_count(nrun, min = 1)
   check_flag(keep_data)
+  penalty <- check_penalty(penalty)
+  fixed <- check_fixed(fixed, nrow(x), ncol(x), rank)
+  warn_one_sided(penalty, fixed)
+  check_positive_for_loss(x, loss, masked, call = rlang::current_env())
   # a masked fit runs on its data with missing entries set to 0
   xfit <- if (is.null(masked)) x else masked$x
+  if (loss$beta != 2) {
+    method <- resolve_loss_method(method, loss)
+    if (identical(init, "auto")) init <- "random"
+    spec <- list(method = method, engine = control, masked = masked,
+                 image_dim = attr(x, "image_dim"), loss = loss,
+                 penalty = penalty, fixed = fixed)
+    return(fit_variant("nmf", xfit, rank, init, control, nrun, keep_data,
+                       spec, call, data = x,
+                       scan = if (is.null(masked)) checked$scan,
+                       dimnames = dimnames(x)))
+  }
+  method <- resolve_loss_method(method, loss)
   chosen <- method == "auto"
   method <- resolve_method(method, xfit)
   # what the core runs: with method "auto" on sparse data (by the share of
@@ -154,7 +245,8 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls"),
     init <- if (method == "anls" || chosen) "random" else "nndsvda"
   }
   spec <- list(method = method, engine = engine, masked = masked,
-               image_dim = attr(x, "image_dim"))
+               image_dim = attr(x, "image_dim"), loss = loss,
+               penalty = penalty, fixed = fixed)
   # the checks' read of x tells the scale and zero lines of the unmasked
   # data only
   fit_variant("nmf", xfit, rank, init, control, nrun, keep_data, spec, call,
@@ -211,16 +303,45 @@ declare_variant(
       check_flag(x, arg = arg, call = call, what = "control")
     })
   ),
-  # a masked fit keeps every line: its masks and weights are indexed by them
-  drop_lines = function(spec) is.null(spec$masked),
+  # a masked fit keeps every line: its masks and weights are indexed by
+  # them; so does a fit with fixed components (given for every line)
+  drop_lines = function(spec) is.null(spec$masked) && is.null(spec$fixed),
   start = function(x, rank, init, spec, control, full) {
-    init_factors(x, rank, init, control$threads, call = spec$call)
+    start <- init_factors(x, rank, init, control$threads, call = spec$call)
+    # a named start is at the scale of x / 2^e; a user's list is scaled
+    # after this (start_on_lines())
+    s <- if (is.character(init)) 2^(-(spec$exponent %||% 0) / 2) else 1
+    start <- apply_fixed(start, spec$fixed, s)
+    if (spec$loss$beta != 2) check_divergence_start(x, start, init, spec)
+    start
   },
   run = function(x, start, spec, control) {
-    run_nmf(x, start, spec$method, spec$engine, spec$masked, spec$exponent)
+    if (spec$loss$beta != 2) return(run_divergence(x, start, spec, control))
+    run_nmf(x, start, spec$method, spec$engine, spec$masked, spec$exponent,
+            spec$penalty, fixed_counts(spec$fixed))
+  },
+  post = function(fit, x, spec, control) {
+    # a penalty so strong that the fit is worse than the rank-one baseline
+    # (or, for Frobenius, than W H = 0) has squeezed the factors to
+    # nothing useful: say so
+    final <- final_loss(fit$loss)
+    if (any(spec$penalty > 0) && is.finite(final) && final >= 1) {
+      warn_nmfkit(c("The penalty dominates the fit: its {fit$loss_name %||% 'relative error'} is {format(final, digits = 3)}, no better than {if (spec$loss$beta == 2) 'W H = 0' else 'the rank-one baseline'}.",
+                    "i" = "Lower {.arg penalty}."),
+                  "penalty", call = spec$call)
+    }
+    # fixed components exactly as given (a fit of x / 2^e scaled back)
+    apply_fixed(fit, spec$fixed)
   },
   model = function(fit, spec) {
-    out <- list(method = spec$method, image_dim = spec$image_dim)
+    out <- list(method = spec$method, image_dim = spec$image_dim,
+                loss_function = spec$loss$name, beta = spec$loss$beta)
+    if (spec$loss$beta != 2) {
+      out[c("divergence", "objective", "baseline")] <-
+        fit[c("divergence", "objective", "baseline")]
+    }
+    if (any(spec$penalty > 0)) out$penalty <- spec$penalty
+    if (!is.null(spec$fixed)) out$fixed <- fixed_counts(spec$fixed)
     if (!is.null(spec$masked)) {
       out$entry_weights <- spec$masked[c("base", "i", "j", "delta")]
     }
@@ -228,10 +349,24 @@ declare_variant(
   }
 )
 
+# A start under a divergence must fit every positive entry with W H > 0
+# (the divergence is infinite otherwise and no update can leave it):
+# "nndsvd" keeps zeros, and a user's factors may have them.
+check_divergence_start <- function(x, start, init, spec) {
+  bad <- r_zero_fits(x, start$W, start$H)
+  if (bad == 0) return(invisible())
+  what <- if (is.character(init)) sprintf("init = \"%s\"", init) else
+    "the starting factors in init"
+  abort_nmfkit(c("{.code {what}} gives {.code W H = 0} at {bad} positive entr{?y/ies} of {.arg x}: the {loss_label(spec$loss$name, spec$loss$beta)} loss is infinite there.",
+                 "i" = "Use {.code init = \"random\"} or {.code \"nndsvda\"}, or starting factors whose product is positive wherever {.arg x} is."),
+               "init", call = spec$call, value = bad)
+}
+
 # One run of the core solver from the starting factors `start`. `masked`
 # (from masked_setup()) selects the masked and weighted solver; its data
 # values are scaled like x (by 2^-e).
-run_nmf <- function(x, start, method, control, masked = NULL, e = 0) {
+run_nmf <- function(x, start, method, control, masked = NULL, e = 0,
+                    penalty = c(0, 0, 0, 0), fixed = c(0L, 0L)) {
   if (!is.null(masked)) {
     return(r_nmf_masked(x, start$W, start$H, method, control,
                         progress_callback(control), masked$base, masked$i,

@@ -11,6 +11,64 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// r_nmf_divergence
+Rcpp::List r_nmf_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, bool update_w, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
+RcppExport SEXP _nmfkit_r_nmf_divergence(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP update_wSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
+    Rcpp::traits::input_parameter< bool >::type update_w(update_wSEXP);
+    Rcpp::traits::input_parameter< double >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type i(iSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type j(jSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type delta(deltaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type value(valueSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_divergence(x, w, h, beta, method, control, callback, penalty, fixed, update_w, base, i, j, delta, value));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_divergence
+double r_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, int threads, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
+RcppExport SEXP _nmfkit_r_divergence(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP threadsSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    Rcpp::traits::input_parameter< double >::type base(baseSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type i(iSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type j(jSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type delta(deltaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type value(valueSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_divergence(x, w, h, beta, threads, base, i, j, delta, value));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_zero_fits
+double r_zero_fits(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h);
+RcppExport SEXP _nmfkit_r_zero_fits(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_zero_fits(x, w, h));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nndsvd
 Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega, std::string fill, double scale, SEXP rw, SEXP rh, int power_iter, int threads, bool v_by_columns);
 RcppExport SEXP _nmfkit_r_nndsvd(SEXP xSEXP, SEXP kSEXP, SEXP omegaSEXP, SEXP fillSEXP, SEXP scaleSEXP, SEXP rwSEXP, SEXP rhSEXP, SEXP power_iterSEXP, SEXP threadsSEXP, SEXP v_by_columnsSEXP) {
@@ -441,6 +499,9 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_nmfkit_r_nmf_divergence", (DL_FUNC) &_nmfkit_r_nmf_divergence, 15},
+    {"_nmfkit_r_divergence", (DL_FUNC) &_nmfkit_r_divergence, 10},
+    {"_nmfkit_r_zero_fits", (DL_FUNC) &_nmfkit_r_zero_fits, 3},
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},

@@ -232,6 +232,34 @@ inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
   return p;
 }
 
+/// nmf_control() and nmf()'s loss arguments -> DivParams. `penalty` is
+/// (l1_W, l1_H, l2_W, l2_H), `fixed` (fixed_w, fixed_h); `inner` is a count
+/// (absent: one pass).
+inline nmfkit::DivParams div_params(const Rcpp::List& control,
+                                    const std::string& method, double beta,
+                                    const Rcpp::NumericVector& penalty,
+                                    const Rcpp::IntegerVector& fixed) {
+  nmfkit::DivParams p;
+  p.beta = beta;
+  p.method = lookup<nmfkit::DivMethod>(
+      method, {{"cd", nmfkit::DivMethod::cd}, {"mu", nmfkit::DivMethod::mu}},
+      "method");
+  p.max_iter = ctrl_int(control, "max_iter");
+  p.tol = ctrl_dbl(control, "tol");
+  p.threads = ctrl_int(control, "threads");
+  if (ctrl_has(control, "inner") && !Rf_isString(control["inner"]))
+    p.inner = ctrl_int(control, "inner");
+  if (ctrl_has(control, "extrapolate"))
+    p.extrapolate = Rcpp::as<bool>(control["extrapolate"]);
+  if (penalty.size() != 4 || fixed.size() != 2)
+    throw std::invalid_argument("div_params: penalty needs 4 values, fixed 2");
+  p.pen_w = {penalty[0], penalty[2]};
+  p.pen_h = {penalty[1], penalty[3]};
+  p.fixed_w = fixed[0];
+  p.fixed_h = fixed[1];
+  return p;
+}
+
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData
 /// (a dgCMatrix), without copying x; `threads` build the sparse transpose.
 template <class F>

@@ -10,6 +10,7 @@
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
 #include "nmfkit/masked.hpp"
+#include "nmfkit/divergence.hpp"
 #include "nmfkit/joint.hpp"
 #include "nmfkit/fft.hpp"
 #include "nmfkit/shift_kernels.hpp"
