@@ -247,11 +247,16 @@ plot.nmfkit_stratified <- function(x, type = c("strata", "basis", "coef",
 #'   stratum's shift, `"basis"` those of each shared component.
 #' @export
 top_features.nmfkit_stratified <- function(object, n = 10,
-                                           which = c("strata", "basis"), ...) {
+                                           which = c("strata", "basis"),
+                                           score = c("weight", "specificity",
+                                                     "kim"), ...) {
   check_dots_empty()
   which <- check_choice(which)
-  if (which == "basis") return(top_features.nmfkit(object, n = n))
-  top_feature_table(object$V, check_count(n, min = 1), "stratum")
+  score <- check_choice(score)
+  if (which == "basis") {
+    return(top_features.nmfkit(object, n = n, score = score))
+  }
+  top_feature_scores(object$V, check_top_n(n), score, "stratum")
 }
 
 # A list of strata as the data of a fit (model_data()).
