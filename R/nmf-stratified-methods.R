@@ -266,3 +266,18 @@ model_input.nmfkit_stratified <- function(object, x, arg = "x",
   stratified_input(x, NULL, levels = levels(object$strata), arg = arg,
                    call = call)$x
 }
+
+# The stratum of each sample, for tidy(matrix = "H") and augment().
+sample_groups.nmfkit_stratified <- function(object) {
+  data.frame(stratum = object$strata)
+}
+
+#' @rdname tidy.nmfkit
+#' @method tidy nmfkit_stratified
+#' @export
+tidy.nmfkit_stratified <- function(x, matrix = c("W", "H", "V"), ...) {
+  check_dots_empty()
+  matrix <- check_choice(matrix)
+  if (matrix == "V") return(tidy_long(x$V, "feature", "stratum"))
+  tidy_factor(x, matrix)
+}
