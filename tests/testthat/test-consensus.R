@@ -168,3 +168,17 @@ test_that("bad input to nmf_consensus() gives classed errors", {
   expect_error(print(cons, 1), class = "nmfkit_error_dots")
   expect_error(summary(cons, 1), class = "nmfkit_error_dots")
 })
+
+test_that("sparse data give the programs of dense data", {
+  p <- planted_programs(40, 30, 3, seed = 12)
+  xs <- Matrix::Matrix(p$x * (p$x > 0.3), sparse = TRUE)
+  run <- function(x) {
+    set.seed(6)
+    nmf_consensus(x, 3, nrun = 3, method = "hals",
+                  control = nmf_control(max_iter = 50))
+  }
+  a <- run(as.matrix(xs))
+  b <- run(xs)
+  expect_equal(b$results, a$results)
+  expect_equal(basis(b$fits[[1]]), basis(a$fits[[1]]))
+})
