@@ -17,15 +17,23 @@ test_that("Kim's score is 1 for a one-hot row and 0 for a uniform row", {
   expect_identical(unname(feature_score(W[, 1, drop = FALSE])), rep(1, 10))
 })
 
-test_that("Kim's score equals the NMF package's featureScore()", {
-  # NMF::featureScore(W) on this W, computed once with NMF 0.26 (script:
-  # W <- matrix(c(1, 2, 3, 4, 0.5, 0.1, 5, 1, 2, 7, 0.2, 3), 4); then
-  # print(NMF::featureScore(W), digits = 15)); NMF gives NaN for rows with
-  # a zero, where 0 log 0 = 0 is meant, so W here has none
+test_that("Kim's score and selection equal the NMF package's", {
+  # computed once with NMF 0.25 (Debian r-cran-nmf), not at test time:
+  #   W <- matrix(c(1, 2, 3, 4, 0.5, 0.1, 5, 1, 2, 7, 0.2, 3), 4)
+  #   print(NMF::featureScore(W), digits = 15)
   W <- matrix(c(1, 2, 3, 4, 0.5, 0.1, 5, 1, 2, 7, 0.2, 3), 4)
-  p <- W / rowSums(W)
-  expect_equal(unname(feature_score(W)),
-               1 + rowSums(p * log2(p)) / log2(3), tolerance = 1e-14)
+  nmf_scores <- c(0.130084470226374, 0.468071173110547, 0.308133688776758,
+                  0.113140492857085)
+  expect_equal(unname(feature_score(W)), nmf_scores, tolerance = 1e-13)
+  # NMF::extractFeatures(W2) on the basis of the next test gave
+  #   list(c(3, 25), c(11, 7), c(33, 20))
+  W2 <- withr::with_seed(2, matrix(runif(120, 0.5, 1), 40, 3))
+  spec <- c(3, 7, 11, 20, 25, 33)
+  W2[spec, ] <- 0.01
+  W2[cbind(spec, c(1, 2, 2, 3, 1, 3))] <- c(5, 4, 6, 3, 2, 7)
+  sel <- nmfkit:::kim_select(W2)
+  expect_identical(unname(split(sel$i, sel$q)),
+                   list(c(3L, 25L), c(11L, 7L), c(33L, 20L)))
 })
 
 test_that("Kim's selection: median + 3 MAD, each feature under its max component", {
