@@ -39,7 +39,10 @@ validate_nmfkit <- function(object) {
 # Human name of a variant, for print and summary (from its declaration).
 variant_label <- function(object) {
   v <- variant_of(object)
-  if (is.null(v)) sub("^nmfkit_", "", class(object)[1]) else v$label
+  if (!is.null(v)) return(v$label)
+  # models that no variant fits (consensus programs) may carry a label
+  if (is.character(object$label)) object$label
+  else sub("^nmfkit_", "", class(object)[1])
 }
 
 # The data a model was fitted to, or an error saying how to supply it.

