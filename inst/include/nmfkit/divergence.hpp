@@ -227,64 +227,73 @@ inline double mm_step(double z0, double a, double l2, double s) {
 
 /// One coordinate of a column's KL problem,
 ///   phi(z) = lin z + l1 z + l2 z^2 / 2 - sum_p ax_p log(y_p + fl_p (z - z0)),
-/// from z0 with y_p > 0 where ax_p > 0. Newton's step alone is slow where
-/// phi is nearly a log barrier (from z near 0 it only doubles z) and may
-/// leave the domain, and the multiplicative (MM) step alone is slow near
-/// the optimum, so each step takes the larger of the two: phi' is concave,
-/// so Newton from below the optimum never passes it and from above lands
-/// below it, and the MM step never raises phi; as phi is convex, the larger
-/// point keeps phi no higher either way (and y > 0: the MM point is
-/// positive). A step that took the MM point from above the optimum is
-/// followed by another (at most kCoordinateSteps), since MM converges only
-/// linearly there; a Newton step from below is the last. z = 0 is taken
-/// when Newton asks for it and phi'(0) >= 0 with every y_p still positive
-/// there, so components can vanish exactly. Returns the new z; `grad` gets
-/// phi'(z0).
-constexpr int kCoordinateSteps = 8;
+/// from z0 with y_p > 0 where ax_p > 0: one step. phi' is concave, so
+/// Newton's step from below the optimum never passes it, and from above
+/// lands below it, possibly outside the domain; the multiplicative (MM)
+/// step never raises phi but crawls near the optimum, and Newton's step
+/// alone crawls near the barrier (from z near 0 it only doubles z). So:
+/// from below, the larger of Newton and MM; from above, Newton when it
+/// stays positive (or MM if larger), else Newton's step in log z (always
+/// positive, quadratic near the optimum) kept between the MM point and z0.
+/// Both rules keep phi no higher: phi is convex, every point between the
+/// MM point and z0 is no worse than z0, and points between z0 and the
+/// optimum are better. z = 0 is taken when Newton asks for it and
+/// phi'(0) >= 0 with every y_p still positive there, so components can
+/// vanish exactly. Returns the new z; `grad` gets phi'(z0).
+/// s = sum_p r_p fl_p and h = sum_p r_p fl_p^2 / yp_p with yp_p = y_p + fl_p
+/// dz and r_p = ax_p / yp_p: one division per entry, four independent
+/// sums (a fixed order, so the same bits on any storage and thread count).
+inline void kl_sums(const double* ax, const double* fl, const double* y,
+                    double dz, Index len, double& s, double& h) {
+  double s4[4] = {0.0, 0.0, 0.0, 0.0}, h4[4] = {0.0, 0.0, 0.0, 0.0};
+  Index p = 0;
+  auto term = [&](Index q, int lane) {
+    const double yp = dz == 0.0 ? y[q] : y[q] + fl[q] * dz;
+    const double inv = 1.0 / yp;
+    const double rf = ax[q] * inv * fl[q];
+    s4[lane] += rf;
+    h4[lane] += rf * fl[q] * inv;
+  };
+  for (; p + 4 <= len; p += 4) {
+    term(p, 0);
+    term(p + 1, 1);
+    term(p + 2, 2);
+    term(p + 3, 3);
+  }
+  for (int lane = 0; p < len; ++p, ++lane) term(p, lane);
+  s = (s4[0] + s4[1]) + (s4[2] + s4[3]);
+  h = (h4[0] + h4[1]) + (h4[2] + h4[3]);
+}
+
 inline double kl_coordinate(double z0, double lin, double l1, double l2,
                             const double* ax, const double* fl,
                             const double* y, Index len, double& grad) {
-  double z = z0;
-  for (int step = 0; step < kCoordinateSteps; ++step) {
-    const double dz = z - z0;
-    double s = 0.0, h = 0.0;
-    for (Index p = 0; p < len; ++p) {
-      const double yp = y[p] + fl[p] * dz;
-      const double r = ax[p] / yp;
-      s += r * fl[p];
-      h += r * fl[p] * fl[p] / yp;
+  double s, h;
+  kl_sums(ax, fl, y, 0.0, len, s, h);
+  grad = lin + l1 + l2 * z0 - s;
+  h += l2;
+  if (grad == 0.0) return z0;
+  const double newton = h > 0.0 ? z0 - grad / h : (grad > 0.0 ? 0.0 : z0);
+  const double mm = mm_step(z0, lin + l1, l2, s);
+  if (grad < 0.0 || newton > 0.0 || z0 == 0.0)
+    return std::max(std::max(newton, mm), 0.0);
+  // from above, Newton asks for 0 or less: 0 when it is the optimum and
+  // keeps y positive
+  double d0 = lin + l1;
+  bool inside = true;
+  for (Index p = 0; p < len; ++p) {
+    if (fl[p] == 0.0) continue;
+    const double y0 = y[p] - fl[p] * z0;
+    if (!(y0 > 0.0)) {
+      inside = false;
+      break;
     }
-    const double lin_z = lin + l1 + l2 * z;
-    const double g = lin_z - s;
-    if (step == 0) grad = g;
-    h += l2;
-    if (g == 0.0) return z;
-    const double newton = h > 0.0 ? z - g / h : (g > 0.0 ? 0.0 : z);
-    const double mm = mm_step(z, lin + l1, l2, s);
-    if (newton > 0.0 || z == 0.0) {
-      // Newton from below (the last step), or from above landing inside
-      // the domain, or MM from above when it is the larger
-      const double next = std::max(std::max(newton, mm), 0.0);
-      if (g < 0.0 || newton >= mm) return next;
-      z = next;
-      continue;
-    }
-    // Newton asks for 0: take it when 0 is the optimum and keeps y positive
-    double d0 = lin + l1;
-    bool inside = true;
-    for (Index p = 0; p < len; ++p) {
-      if (fl[p] == 0.0) continue;
-      const double y0 = y[p] - fl[p] * z0;
-      if (!(y0 > 0.0)) {
-        inside = false;
-        break;
-      }
-      d0 -= ax[p] * fl[p] / y0;
-    }
-    if (inside && d0 >= 0.0) return 0.0;
-    z = mm;  // from above: MM, then another step
+    d0 -= ax[p] * fl[p] / y0;
   }
-  return z;
+  if (inside && d0 >= 0.0) return 0.0;
+  // Newton in u = log z: phi_u' = z phi', phi_u'' = z^2 phi'' + z phi'
+  const double logstep = z0 * std::exp(-grad / (h * z0 + grad));
+  return std::min(z0, std::max(logstep, mm));
 }
 
 /// Chunked loop over the outer indices with a per-chunk partial sum written

@@ -1,0 +1,87 @@
+#' Real count data: single-cell UMI counts and newsgroup word counts
+#'
+#' Two labelled count matrices for trying count-data NMF (`loss = "kl"`),
+#' with features as rows and samples as columns:
+#' * `"pbmc"`: UMI counts of 3,774 FACS-purified peripheral blood
+#'   mononuclear cells (Zheng et al., Nature Communications 2017) over the
+#'   genes expressed in at least one of them (of 16,791), as curated by the
+#'   fastTopics package (`pbmc_facs`); `labels` is the FACS cell type (10
+#'   types), `subpop` the coarser population (5).
+#' * `"newsgroups"`: word counts of the 11,269 training documents of 20
+#'   Newsgroups as the lda package 1.4.2 ships them (61,188 words, the
+#'   words that occur in them kept); `labels` is the newsgroup.
+#'
+#' The package does not ship these files (nor download at run time): they
+#' are taken from the CRAN source packages' `data/` folders by
+#' `tools/install-data.R` of the nmfkit source (which `make test` and `make
+#' demo` run) into `Sys.getenv("NMFKIT_DATA")` or, unset,
+#' `tools::R_user_dir("nmfkit", "data")`.
+#'
+#' @param name `"pbmc"` or `"newsgroups"`.
+#' @param dir The directory holding the files (see Details).
+#' @return A list with `counts` (a `dgCMatrix`, features x samples, with
+#'   dimnames), `labels` (a factor, one per sample) and, for `"pbmc"`,
+#'   `subpop`.
+#' @examples
+#' if (example_counts_available("pbmc")) {
+#'   pbmc <- example_counts("pbmc")
+#'   dim(pbmc$counts)
+#'   table(pbmc$labels)
+#' }
+#' @export
+example_counts <- function(name = c("pbmc", "newsgroups"),
+                           dir = example_counts_dir()) {
+  name <- check_choice(name)
+  files <- example_counts_files(name)
+  if (!example_counts_available(name, dir)) {
+    abort_nmfkit(c("The {name} data are not installed in {.path {dir}}.",
+                   "i" = "Run {.code Rscript tools/install-data.R} from the nmfkit source (or {.code make deps}); it takes them from CRAN's {if (name == 'pbmc') 'fastTopics' else 'lda 1.4.2'} source package."),
+                 "missing", value = dir)
+  }
+  e <- new.env(parent = emptyenv())
+  for (f in files) load(file.path(dir, f), envir = e)
+  if (name == "pbmc") {
+    p <- e$pbmc_facs
+    counts <- Matrix::t(p$counts)
+    keep <- Matrix::rowSums(counts) > 0
+    counts <- counts[keep, , drop = FALSE]
+    rownames(counts) <- make.unique(p$genes$symbol[keep])
+    colnames(counts) <- p$samples$barcode
+    return(list(counts = counts, labels = p$samples$celltype,
+                subpop = p$samples$subpop))
+  }
+  docs <- e$newsgroup.train.documents
+  len <- vapply(docs, ncol, integer(1))
+  idx <- unlist(lapply(docs, function(d) d[1, ])) + 1L
+  cnt <- unlist(lapply(docs, function(d) d[2, ]))
+  counts <- Matrix::sparseMatrix(
+    i = idx, j = rep.int(seq_along(docs), len), x = as.double(cnt),
+    dims = c(length(e$newsgroup.vocab), length(docs)),
+    dimnames = list(make.unique(e$newsgroup.vocab),
+                    paste0("doc", seq_along(docs))))
+  counts <- counts[Matrix::rowSums(counts) > 0, , drop = FALSE]
+  map <- e$newsgroup.label.map
+  labels <- factor(as.character(map$V1)[match(e$newsgroup.train.labels,
+                                              map$V2)],
+                   levels = as.character(map$V1))
+  list(counts = methods::as(counts, "CsparseMatrix"), labels = labels)
+}
+
+#' @rdname example_counts
+#' @export
+example_counts_available <- function(name = c("pbmc", "newsgroups"),
+                                     dir = example_counts_dir()) {
+  name <- check_choice(name)
+  all(file.exists(file.path(dir, example_counts_files(name))))
+}
+
+example_counts_dir <- function() {
+  d <- Sys.getenv("NMFKIT_DATA", "")
+  if (nzchar(d)) d else tools::R_user_dir("nmfkit", "data")
+}
+
+example_counts_files <- function(name) {
+  if (name == "pbmc") return("pbmc_facs.RData")
+  paste0("newsgroup.", c("train.documents", "train.labels", "vocab",
+                         "label.map"), ".rda")
+}
