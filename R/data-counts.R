@@ -6,7 +6,8 @@
 #'   mononuclear cells (Zheng et al., Nature Communications 2017) over the
 #'   genes expressed in at least one of them (of 16,791), as curated by the
 #'   fastTopics package (`pbmc_facs`); `labels` is the FACS cell type (10
-#'   types), `subpop` the coarser population (5).
+#'   types), `subpop` the coarser population (5); `test` holds 100 further
+#'   cells (same genes) and `test_labels` their types.
 #' * `"newsgroups"`: word counts of the 11,269 training documents of 20
 #'   Newsgroups as the lda package 1.4.2 ships them (61,188 words, the
 #'   words that occur in them kept); `labels` is the newsgroup.
@@ -21,7 +22,7 @@
 #' @param dir The directory holding the files (see Details).
 #' @return A list with `counts` (a `dgCMatrix`, features x samples, with
 #'   dimnames), `labels` (a factor, one per sample) and, for `"pbmc"`,
-#'   `subpop`.
+#'   `subpop`, `test` and `test_labels`.
 #' @examples
 #' if (example_counts_available("pbmc")) {
 #'   pbmc <- example_counts("pbmc")
@@ -47,8 +48,12 @@ example_counts <- function(name = c("pbmc", "newsgroups"),
     counts <- counts[keep, , drop = FALSE]
     rownames(counts) <- make.unique(p$genes$symbol[keep])
     colnames(counts) <- p$samples$barcode
+    test <- Matrix::t(p$counts_test)[keep, , drop = FALSE]
+    rownames(test) <- rownames(counts)
+    colnames(test) <- p$samples_test$barcode
     return(list(counts = counts, labels = p$samples$celltype,
-                subpop = p$samples$subpop))
+                subpop = p$samples$subpop, test = test,
+                test_labels = p$samples_test$celltype))
   }
   docs <- e$newsgroup.train.documents
   len <- vapply(docs, ncol, integer(1))

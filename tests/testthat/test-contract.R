@@ -8,6 +8,8 @@ test_that("the bad-input table gives classed errors", {
   x <- f$x
   cons <- withr::with_seed(1, nmf_consensus(x, 1:2, nrun = 2,
                                             control = nmf_control(max_iter = 5)))
+  kl <- withr::with_seed(1, nmf(x, 2, loss = "kl",
+                                control = nmf_control(max_iter = 5)))
   rows <- list(
     # nmf()
     list("nmf", quote(nmf(x)), "nmfkit_error_rank"),
@@ -32,6 +34,32 @@ test_that("the bad-input table gives classed errors", {
     list("nmf", quote(nmf(x, 2, mask = (x > 0.5)[-1, ])), "nmfkit_error_mask"),
     list("nmf", quote(nmf(x, 2, mask = row(x) == 1)), "nmfkit_error_mask"),
     list("nmf", quote(nmf(replace(x, 1, NA), 2)), "nmfkit_error_nonfinite"),
+    list("nmf", quote(nmf(x, 2, loss = "poisson-ish")), "nmfkit_error_loss"),
+    list("nmf", quote(nmf(x, 2, loss = "kl", method = "anls")),
+         "nmfkit_error_method"),
+    list("nmf", quote(nmf(x, 2, penalty = c(l1 = -1))),
+         "nmfkit_error_penalty"),
+    list("nmf", quote(nmf(x, 2, fixed = list(W = x))), "nmfkit_error_fixed"),
+    # predict() and residuals() of a fit under KL
+    list("predict.nmfkit_nmf", quote(predict(kl, x[1:3, ])),
+         "nmfkit_error_dimension"),
+    list("predict.nmfkit_nmf$type", quote(predict(kl, x, type = "klass")),
+         "nmfkit_error_choice"),
+    list("predict.nmfkit_nmf", quote(predict(kl, x, tol = -1)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_nmf", quote(predict(kl, x, max_passes = 0)),
+         "nmfkit_error_count"),
+    list("predict.nmfkit_nmf", quote(predict(object = kl, newdata = -x)),
+         "nmfkit_error_negative"),
+    list("residuals.nmfkit", quote(residuals(kl, type = "pearson")),
+         "nmfkit_error_choice"),
+    list("example_counts$name", quote(example_counts("iris")),
+         "nmfkit_error_choice"),
+    list("example_counts", quote(example_counts(dir = tempfile())),
+         "nmfkit_error_missing"),
+    list("example_counts_available$name",
+         quote(example_counts_available("iris", dir = tempdir())),
+         "nmfkit_error_choice"),
     # nmf_control()
     list("nmf_control", quote(nmf_control(maxiter = 1)),
          "nmfkit_error_control"),
