@@ -57,12 +57,12 @@ r_smrmf <- function(x, f, g, lambda, fast, k, exemplars, control, callback) {
     .Call(`_nmfkit_r_smrmf`, x, f, g, lambda, fast, k, exemplars, control, callback)
 }
 
-r_nmf_masked <- function(x, w, h, method, control, callback, base, i, j, delta, value) {
-    .Call(`_nmfkit_r_nmf_masked`, x, w, h, method, control, callback, base, i, j, delta, value)
+r_nmf_masked <- function(x, w, h, method, control, callback, base, i, j, delta, value, penalty, fixed) {
+    .Call(`_nmfkit_r_nmf_masked`, x, w, h, method, control, callback, base, i, j, delta, value, penalty, fixed)
 }
 
-r_nmf <- function(x, w, h, method, control, callback) {
-    .Call(`_nmfkit_r_nmf`, x, w, h, method, control, callback)
+r_nmf <- function(x, w, h, method, control, callback, penalty, fixed) {
+    .Call(`_nmfkit_r_nmf`, x, w, h, method, control, callback, penalty, fixed)
 }
 
 r_dense_scan <- function(x) {

@@ -364,13 +364,26 @@ check_divergence_start <- function(x, start, init, spec) {
 
 # One run of the core solver from the starting factors `start`. `masked`
 # (from masked_setup()) selects the masked and weighted solver; its data
-# values are scaled like x (by 2^-e).
+# values are scaled like x (by 2^-e). `penalty` is c(l1_W, l1_H, l2_W,
+# l2_H), weights relative to the data: the objective is
+# ||x - WH||^2 / 2 + r^1.5 (n l1_W |W|_1 + m l1_H |H|_1) +
+# r (n l2_W ||W||^2 + m l2_H ||H||^2) / 2 with r = sqrt(sum(x^2) /
+# length(x)) of the m x n data the core sees, so fits stay
+# scale-equivariant; `fixed` is
+# c(fixed_w, fixed_h): the first fixed_w columns of W and fixed_h rows of H
+# keep their starting values. The run's `objective` is the final penalised
+# objective at the core's scale (x / 2^e: it scales as 2^(2e)); `loss`
+# stays the relative error.
 run_nmf <- function(x, start, method, control, masked = NULL, e = 0,
                     penalty = c(0, 0, 0, 0), fixed = c(0L, 0L)) {
+  penalty <- as.double(penalty)
+  fixed <- as.integer(fixed)
   if (!is.null(masked)) {
     return(r_nmf_masked(x, start$W, start$H, method, control,
                         progress_callback(control), masked$base, masked$i,
-                        masked$j, masked$delta, scale_data(masked$value, e)))
+                        masked$j, masked$delta, scale_data(masked$value, e),
+                        penalty, fixed))
   }
-  r_nmf(x, start$W, start$H, method, control, progress_callback(control))
+  r_nmf(x, start$W, start$H, method, control, progress_callback(control),
+        penalty, fixed)
 }

@@ -236,8 +236,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_nmf_masked
-Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
-RcppExport SEXP _nmfkit_r_nmf_masked(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
+Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed);
+RcppExport SEXP _nmfkit_r_nmf_masked(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP, SEXP penaltySEXP, SEXP fixedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -252,13 +252,15 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type j(jSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type delta(deltaSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type value(valueSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_masked(x, w, h, method, control, callback, base, i, j, delta, value));
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_masked(x, w, h, method, control, callback, base, i, j, delta, value, penalty, fixed));
     return rcpp_result_gen;
 END_RCPP
 }
 // r_nmf
-Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback);
-RcppExport SEXP _nmfkit_r_nmf(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP) {
+Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed);
+RcppExport SEXP _nmfkit_r_nmf(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -268,7 +270,9 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
     Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf(x, w, h, method, control, callback));
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf(x, w, h, method, control, callback, penalty, fixed));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -513,8 +517,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_rmnmf", (DL_FUNC) &_nmfkit_r_rmnmf, 7},
     {"_nmfkit_r_max_assignment", (DL_FUNC) &_nmfkit_r_max_assignment, 1},
     {"_nmfkit_r_smrmf", (DL_FUNC) &_nmfkit_r_smrmf, 9},
-    {"_nmfkit_r_nmf_masked", (DL_FUNC) &_nmfkit_r_nmf_masked, 11},
-    {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 6},
+    {"_nmfkit_r_nmf_masked", (DL_FUNC) &_nmfkit_r_nmf_masked, 13},
+    {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 8},
     {"_nmfkit_r_dense_scan", (DL_FUNC) &_nmfkit_r_dense_scan, 1},
     {"_nmfkit_r_dgc_scan", (DL_FUNC) &_nmfkit_r_dgc_scan, 1},
     {"_nmfkit_r_nmf_shift", (DL_FUNC) &_nmfkit_r_nmf_shift, 8},

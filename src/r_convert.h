@@ -50,9 +50,16 @@ inline bool ctrl_has(const Rcpp::List& c, const char* name) {
 /// of passes, "auto" (the passes chosen per factor by the cost rule:
 /// nmf()'s method "auto" on sparse data), or NULL/absent for the default;
 /// `extrapolate` is read when present (nmf() fills it in, nmf_joint() leaves
-/// it out; the masked solver does not extrapolate).
+/// it out; the masked solver does not extrapolate). `penalty` is
+/// c(l1_W, l1_H, l2_W, l2_H), relative to the data (NmfParams::pen_w), and
+/// `fixed` c(fixed_w, fixed_h), the leading components held fixed.
 inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
-                                    const std::string& method) {
+                                    const std::string& method,
+                                    const Rcpp::NumericVector& penalty,
+                                    const Rcpp::IntegerVector& fixed) {
+  if (penalty.size() != 4 || fixed.size() != 2)
+    throw std::invalid_argument(
+        "penalty must have length 4 and fixed length 2");
   nmfkit::NmfParams p;
   p.method = lookup<nmfkit::Method>(method,
                                     {{"hals", nmfkit::Method::hals},
@@ -73,6 +80,10 @@ inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
   }
   if (ctrl_has(control, "extrapolate"))
     p.extrapolate = Rcpp::as<bool>(control["extrapolate"]);
+  p.pen_w = {penalty[0], penalty[2]};
+  p.pen_h = {penalty[1], penalty[3]};
+  p.fixed_w = fixed[0];
+  p.fixed_h = fixed[1];
   return p;
 }
 
@@ -280,6 +291,13 @@ inline Rcpp::List result_list(const nmfkit::Result& r) {
       Rcpp::Named("W") = r.W, Rcpp::Named("H") = r.H,
       Rcpp::Named("loss") = r.loss, Rcpp::Named("iterations") = r.iterations,
       Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
+}
+
+/// result_list() of nmf() and nmf_masked(), with the penalised objective.
+inline Rcpp::List nmf_result_list(const nmfkit::NmfResult& r) {
+  Rcpp::List out = result_list(r);
+  out["objective"] = r.objective;
+  return out;
 }
 
 }  // namespace nmfkit_r

@@ -12,8 +12,11 @@ Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
                         std::string method, Rcpp::List control,
                         SEXP callback, double base, Rcpp::IntegerVector i,
                         Rcpp::IntegerVector j, Rcpp::NumericVector delta,
-                        Rcpp::NumericVector value) {
-  const nmfkit::NmfParams p = nmfkit_r::nmf_params(control, method);
+                        Rcpp::NumericVector value,
+                        Rcpp::NumericVector penalty,
+                        Rcpp::IntegerVector fixed) {
+  const nmfkit::NmfParams p =
+      nmfkit_r::nmf_params(control, method, penalty, fixed);
   const std::vector<nmfkit::Index> iv(i.begin(), i.end()), jv(j.begin(),
                                                               j.end());
   const std::vector<double> dv(delta.begin(), delta.end()),
@@ -21,9 +24,9 @@ Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
   const nmfkit::EntryWeights a =
       nmfkit::entry_weights(w.rows(), h.cols(), base, iv, jv, dv, vv);
   nmfkit_r::RHooks hooks(callback);
-  const nmfkit::Result r = nmfkit_r::with_data(x, [&](const auto& data) {
+  const nmfkit::NmfResult r = nmfkit_r::with_data(x, [&](const auto& data) {
     return nmfkit::nmf_masked(data, a, w, h, p, hooks);
   }, p.threads);
   hooks.finish();
-  return nmfkit_r::result_list(r);
+  return nmfkit_r::nmf_result_list(r);
 }

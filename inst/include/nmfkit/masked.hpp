@@ -113,22 +113,70 @@ namespace detail {
 /// f_e'z_o, which adds (f_e'z_o - value_e) f_e to b_o. That is the update of
 /// a majorizer touching the masked loss at z_o (the EM step for missing
 /// data): the loss still decreases and the violation is the loss's own, at
-/// 2k instead of k^2 flops per missing entry. Columns are cut into fixed chunks, so the result
-/// does not depend on the thread count. Returns the projected-gradient
-/// violation at the entry point, summed in chunk order.
+/// 2k instead of k^2 flops per missing entry. With factor terms, each
+/// column solves its free rows' system (penalties, fixed rows held: as
+/// factor_update() in nmf.hpp). Columns are cut into fixed chunks, so the
+/// result does not depend on the thread count. Returns the projected-
+/// gradient violation at the entry point (the penalised problem's, over the
+/// free coordinates), summed in chunk order.
 inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
                             const Mat& b0, const Exceptions& ex, double base,
                             const NmfParams& p, double mu_eps,
-                            const Parallel& par, bool impute = false) {
+                            const FactorTerms& terms, const Parallel& par,
+                            bool impute = false) {
   const Index k = z.rows(), n = z.cols();
+  if (terms.fixed == k) return 0.0;  // all fixed: nothing to solve
   const Index clen = chunk_length(n);
   const Index chunks = (n + clen - 1) / clen;
   std::vector<double> part(static_cast<size_t>(chunks), 0.0);
   const double work = 2.0 * static_cast<double>(k) * k *
                       (static_cast<double>(ex.size()) + n * p.inner);
+  // one column's solve of min_{zo >= 0} 1/2 zo'g zo - b'zo by p.method
+  // (grad: scratch); returns the violation at the entry point
+  auto solve = [&](auto& zo, const Mat& g, const Vec& b, Vec& grad) {
+    const Index kz = zo.size();
+    // z = 0 with b <= 0 is optimal already (as in cd_pass)
+    if ((zo.array() == 0.0).all() && (b.array() <= 0.0).all()) return 0.0;
+    double viol0 = 0.0;
+    if (p.method == Method::hals) {
+      for (int pass = 1; pass <= p.inner; ++pass) {
+        double viol = 0.0;
+        for (Index t = 0; t < kz; ++t) {
+          const double gr = g.col(t).dot(zo) - b[t];
+          viol += std::abs(zo[t] == 0.0 ? std::min(0.0, gr) : gr);
+          if (g(t, t) > 0.0) zo[t] = std::max(zo[t] - gr / g(t, t), 0.0);
+        }
+        if (pass == 1) viol0 = viol;
+        if (viol0 == 0.0 || (pass > 1 && viol <= p.inner_tol * viol0))
+          break;
+      }
+      return viol0;
+    }
+    grad.noalias() = g * zo - b;
+    for (Index t = 0; t < kz; ++t)
+      viol0 += std::abs(zo[t] == 0.0 ? std::min(0.0, grad[t]) : grad[t]);
+    if (p.method == Method::mu) {
+      for (Index t = 0; t < kz; ++t)
+        zo[t] *= std::max(b[t], 0.0) / (grad[t] + b[t] + mu_eps);
+      return viol0;
+    }
+    for (int pass = 0; pass < kMaskedNnlsPasses; ++pass) {
+      double moved = 0.0;
+      for (Index t = 0; t < kz; ++t) {
+        if (g(t, t) <= 0.0) continue;
+        const double gr = g.col(t).dot(zo) - b[t];
+        const double next = std::max(zo[t] - gr / g(t, t), 0.0);
+        moved = std::max(moved, std::abs(next - zo[t]));
+        zo[t] = next;
+      }
+      if (moved <= kMaskedNnlsTol * std::max(zo.maxCoeff(), 1e-300)) break;
+    }
+    return viol0;
+  };
+  const Index kf = k - terms.fixed;
   par.for_chunks(n, [&](Index c0, Index len) {
-    Mat g(k, k), fm, fd;
-    Vec b(k), grad(k), dv;
+    Mat g(k, k), fm, fd, gf;
+    Vec b(k), grad(k), dv, bf, zf;
     double chunk_viol = 0.0;
     for (Index o = c0; o < c0 + len; ++o) {
       if (base != 0.0) {
@@ -166,43 +214,17 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
         }
       }
       auto zo = z.col(o);
-      // z = 0 with b <= 0 is optimal already (as in cd_pass)
-      if ((zo.array() == 0.0).all() && (b.array() <= 0.0).all()) continue;
-      double viol0 = 0.0;
-      if (p.method == Method::hals) {
-        for (int pass = 1; pass <= p.inner; ++pass) {
-          double viol = 0.0;
-          for (Index t = 0; t < k; ++t) {
-            const double gr = g.col(t).dot(zo) - b[t];
-            viol += std::abs(zo[t] == 0.0 ? std::min(0.0, gr) : gr);
-            if (g(t, t) > 0.0) zo[t] = std::max(zo[t] - gr / g(t, t), 0.0);
-          }
-          if (pass == 1) viol0 = viol;
-          if (viol0 == 0.0 || (pass > 1 && viol <= p.inner_tol * viol0))
-            break;
-        }
-      } else {
-        grad.noalias() = g * zo - b;
-        for (Index t = 0; t < k; ++t)
-          viol0 += std::abs(zo[t] == 0.0 ? std::min(0.0, grad[t]) : grad[t]);
-        if (p.method == Method::mu) {
-          for (Index t = 0; t < k; ++t)
-            zo[t] *= std::max(b[t], 0.0) / (grad[t] + b[t] + mu_eps);
-        } else {
-          for (int pass = 0; pass < kMaskedNnlsPasses; ++pass) {
-            double moved = 0.0;
-            for (Index t = 0; t < k; ++t) {
-              if (g(t, t) <= 0.0) continue;
-              const double gr = g.col(t).dot(zo) - b[t];
-              const double next = std::max(zo[t] - gr / g(t, t), 0.0);
-              moved = std::max(moved, std::abs(next - zo[t]));
-              zo[t] = next;
-            }
-            if (moved <= kMaskedNnlsTol * std::max(zo.maxCoeff(), 1e-300)) break;
-          }
-        }
+      if (terms.none()) {
+        chunk_viol += solve(zo, g, b, grad);
+        continue;
       }
-      chunk_viol += viol0;
+      // the free rows' system (nmf.hpp, free_gram/free_rhs): penalties and
+      // the fixed rows' contribution, as in the unmasked engine's update
+      free_gram(g, terms, gf);
+      free_rhs(zo, g, b, terms, bf);
+      zf = zo.tail(kf);
+      chunk_viol += solve(zf, gf, bf, grad);
+      zo.tail(kf) = zf;
     }
     part[static_cast<size_t>(c0 / clen)] = chunk_viol;
   }, work);
@@ -218,9 +240,10 @@ inline double masked_update(Mat& z, const Mat& f, const Mat& g0,
 /// what an unmasked update does. Same majorizer as masked_update(impute).
 inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
                             const Mat& b0, const Exceptions& ex,
-                            const NmfParams& p, const Parallel& par,
-                            Mat& b) {
+                            const NmfParams& p, const FactorTerms& terms,
+                            const Parallel& par, Mat& b, FreeSystem& work) {
   const Index k = z.rows();
+  if (terms.fixed == k) return 0.0;  // all fixed: nothing to solve
   b.resize(k, z.cols());
   par.for_chunks(z.cols(), [&](Index c0, Index len) {
     for (Index o = c0; o < c0 + len; ++o) {
@@ -233,7 +256,7 @@ inline double filled_update(Mat& z, const Mat& f, const Mat& g0,
     }
   }, 4.0 * static_cast<double>(k) * (ex.size() + z.cols()));
   // mu never takes this path (see nmf_masked), so no mu_eps is needed
-  return factor_update(z, g0, b, p, 0.0);
+  return factor_update(z, g0, b, p, 0.0, terms, work);
 }
 
 /// Whether every column misses at most `share` of its m entries and every
@@ -299,9 +322,13 @@ double masked_sq_error(const DataT& x, const EntryWeights& a, const Mat& w,
 /// (m x k) and h (k x n); X holds 0 at missing entries. One outer iteration
 /// updates W (every row with its own Gram matrix) then H, as nmf() does;
 /// the stopping test is nmf()'s. loss[i] is the weighted relative error
-/// sqrt(sum a (x - WH)^2 / sum a x^2) after iteration i + 1.
+/// sqrt(sum a (x - WH)^2 / sum a x^2) after iteration i + 1. Penalties and
+/// fixed components are nmf()'s, their weights relative to nmf()'s rms of
+/// the data given (sqrt(||X||^2 / (m n)), missing entries 0), so a fit with
+/// no exceptions is nmf()'s; the objective is 1/2 sum a (x - WH)^2 plus the
+/// penalties.
 template <class DataT, class Hooks = NullHooks>
-Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
+NmfResult nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
                   const Mat& h, const NmfParams& p, Hooks& hooks) {
   const Index m = x.rows(), n = x.cols(), k = w.cols();
   require(w.rows() == m && h.rows() == k && h.cols() == n,
@@ -344,42 +371,57 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
       static_cast<double>(a.by_col.size());
   const double rms = n_obs > 0.0 ? std::sqrt(xw2 / n_obs) : 0.0;
   const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
+  // the penalties' scale: nmf()'s rms of the data as given
+  const double x_rms = std::sqrt((base ? x2 : x.sq_norm()) /
+                                 (static_cast<double>(m) *
+                                  static_cast<double>(n)));
+  const detail::NmfTerms terms = detail::nmf_terms(p, k, x_rms, m, n);
+  detail::FreeSystem work;
 
-  Result r;
+  NmfResult r;
   Mat wt;  // k x m: each column a row of W
   detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
   Mat g0, b0, wt_prev, h_prev, fb, hh;
   RelativeTest test(p.tol);
+  double objective = NAN;  // of the iterate the fit would return now
   auto step = [&](int) {
     wt_prev = wt;
     h_prev = r.H;
-    if (base) {
-      detail::gram(r.H, g0, p.threads);
-      x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
+    double viol = 0.0;
+    if (terms.w.fixed < k) {  // a fixed W needs no update
+      if (base) {
+        detail::gram(r.H, g0, p.threads);
+        x.left_mult_t(r.H, b0, p.threads);  // H X^T, k x m
+      }
+      viol = filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, pw,
+                                            terms.w, par, fb, work)
+                    : detail::masked_update(wt, r.H, g0, b0, a.by_row,
+                                            a.base, pw, mu_eps, terms.w, par,
+                                            impute);
     }
-    double viol =
-        filled ? detail::filled_update(wt, r.H, g0, b0, a.by_row, pw, par, fb)
-               : detail::masked_update(wt, r.H, g0, b0, a.by_row, a.base, pw,
-                                       mu_eps, par, impute);
     if (base) {
       detail::gram(wt, g0, p.threads);
       x.left_mult(wt, b0, p.threads);  // W^T X, k x n
     }
-    viol += filled ? detail::filled_update(r.H, wt, g0, b0, a.by_col, ph, par,
-                                           fb)
+    viol += filled ? detail::filled_update(r.H, wt, g0, b0, a.by_col, ph,
+                                           terms.h, par, fb, work)
                    : detail::masked_update(r.H, wt, g0, b0, a.by_col, a.base,
-                                           ph, mu_eps, par, impute);
+                                           ph, mu_eps, terms.h, par, impute);
     double e = 0.0;
     if (base) {
       detail::gram(r.H, hh, p.threads);
       e = x2 - 2.0 * r.H.cwiseProduct(b0).sum() + g0.cwiseProduct(hh).sum();
     }
     e += detail::exception_sq_error(a.by_col, wt, r.H, par);
+    e = std::max(e, 0.0);
+    const double pen = detail::penalty_value(wt, terms.w, p.threads) +
+                       detail::penalty_value(r.H, terms.h, p.threads);
     StepOutcome o;
-    o.loss = relative_error(std::max(e, 0.0), xw2);
-    o.finite = std::isfinite(viol);
+    o.loss = relative_error(e, xw2);
+    o.finite = std::isfinite(viol) && std::isfinite(pen);
     o.converged = o.finite && test(viol);
+    if (o.finite && std::isfinite(o.loss)) objective = 0.5 * e + pen;
     return o;
   };
   drive(p.max_iter, hooks, r, step, [&]() {
@@ -387,6 +429,7 @@ Result nmf_masked(const DataT& x, const EntryWeights& a, const Mat& w,
     r.H = h_prev;
   });
   detail::transpose_chunks(wt, r.W, p.threads);
+  r.objective = objective;
   return r;
 }
 

@@ -1,8 +1,10 @@
-// Standard NMF, X ~ W H minimising 1/2 ||X - W H||_F^2: HALS (cyclic
-// coordinate descent, organised by component as in hals.hpp), Lee-Seung
-// multiplicative updates, and ANLS with each half step solved exactly by
-// block principal pivoting (bpp.hpp). Optional extrapolation between outer
-// iterations (Ang & Gillis 2019). One template serves dense and sparse X.
+// Standard NMF, X ~ W H minimising 1/2 ||X - W H||_F^2, optionally with L1
+// and L2 penalties on W and H and with leading components held fixed: HALS
+// (cyclic coordinate descent, organised by component as in hals.hpp),
+// Lee-Seung multiplicative updates, and ANLS with each half step solved
+// exactly by block principal pivoting (bpp.hpp). Optional extrapolation
+// between outer iterations (Ang & Gillis 2019). One template serves dense
+// and sparse X.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +33,12 @@ enum class Method { hals, mu, anls };
 /// problem's shape (automatic; see detail::cost_rule_passes()).
 enum class InnerPasses { fixed, automatic };
 
+/// Penalty weights on one factor Z: l1 ||Z||_1 + l2 ||Z||_F^2 / 2, both
+/// relative to the data (see NmfParams::pen_w).
+struct Penalty {
+  double l1 = 0.0, l2 = 0.0;
+};
+
 /// Settings of nmf().
 struct NmfParams {
   Method method = Method::hals;
@@ -51,12 +59,122 @@ struct NmfParams {
   double inner_tol = 0.1;
   /// Extrapolation between outer iterations (Ang & Gillis, Neural
   /// Computation 2019, their parameters): W and H are pushed along their last
-  /// move by beta; an iteration whose error rises restarts from the plain
-  /// iterate with a smaller beta, so the traced loss never rises.
+  /// move by beta; an iteration whose objective (the error, plus the
+  /// penalties) rises restarts from the plain iterate with a smaller beta,
+  /// so the objective never rises (nor, without penalties, the traced loss).
   bool extrapolate = false;
+  /// Penalties: the objective is
+  ///   1/2 ||X - WH||^2 + s1 (pen_w.l1 ||W||_1 + pen_h.l1 ||H||_1)
+  ///                    + s2 (pen_w.l2 ||W||^2 + pen_h.l2 ||H||^2) / 2
+  /// with s1 = rms^1.5 and s2 = rms, rms = sqrt(||X||^2 / (m n)): the
+  /// weights are relative to the data, so fitting c X from sqrt(c) times the
+  /// start runs the same iterations (each term scales as c^2), as mu_eps.
+  Penalty pen_w, pen_h;
+  /// Components held at their starting values: the first fixed_w columns of
+  /// W and the first fixed_h rows of H never change (bit for bit). fixed_w =
+  /// k fixes W: the fit then solves H alone, the NNLS projection of X on W.
+  Index fixed_w = 0, fixed_h = 0;
+};
+
+/// What nmf() and nmf_masked() return: the fit and its final penalised
+/// objective 1/2 ||X - WH||^2 + penalties (NmfParams; the weighted error for
+/// a masked fit), at the scale of the data the solver saw; NaN when no
+/// iteration completed. The traced loss stays the relative error.
+struct NmfResult : Result {
+  double objective = NAN;
 };
 
 namespace detail {
+
+/// What one factor's update adds to its subproblem
+///   min_{z >= 0} 1/2 tr(z'gz) - tr(b'z)   (z k x cols):
+/// absolute penalty weights, l1 sum(z) + l2 ||z||^2 / 2, and the number of
+/// leading rows of z (components) held fixed.
+struct FactorTerms {
+  double l1 = 0.0, l2 = 0.0;
+  Index fixed = 0;
+  bool none() const { return l1 == 0.0 && l2 == 0.0 && fixed == 0; }
+};
+
+/// The terms of a factor with relative penalty `pen` and `fixed` leading
+/// components, for data of root mean square `rms` whose lines the factor's
+/// entries are fitted on have length `len` (m for H, n for W, as
+/// scikit-learn scales its alphas; divergence.hpp's absolute_penalties()
+/// is the same rule at beta = 2): an entry's gradient sums len terms of
+/// size rms^1.5, so weight 1 weighs like the data.
+inline FactorTerms factor_terms(const Penalty& pen, Index fixed, double rms,
+                                Index len) {
+  const double l = static_cast<double>(len);
+  return FactorTerms{pen.l1 * l * rms * std::sqrt(rms), pen.l2 * l * rms,
+                     fixed};
+}
+
+/// The factor terms of W and H.
+struct NmfTerms {
+  FactorTerms w, h;
+};
+inline NmfTerms nmf_terms(const NmfParams& p, Index k, double rms, Index m,
+                          Index n) {
+  require(p.pen_w.l1 >= 0.0 && p.pen_w.l2 >= 0.0 && p.pen_h.l1 >= 0.0 &&
+              p.pen_h.l2 >= 0.0 && std::isfinite(p.pen_w.l1 + p.pen_w.l2 +
+                                                 p.pen_h.l1 + p.pen_h.l2),
+          "nmf: penalties must be finite and nonnegative");
+  require(p.fixed_w >= 0 && p.fixed_w <= k && p.fixed_h >= 0 &&
+              p.fixed_h <= k,
+          "nmf: fixed components must be between 0 and k");
+  return NmfTerms{factor_terms(p.pen_w, p.fixed_w, rms, n),
+                  factor_terms(p.pen_h, p.fixed_h, rms, m)};
+}
+
+/// The free rows' system of the penalised subproblem with the first f =
+/// t.fixed rows of z held: g_ff + l2 I (into gf) and, for the columns of
+/// z and b given, b_f - g_fx z_x - l1 (into bf). The one place every
+/// method, masked or not, gets its reduced system from (free_system() for
+/// a whole factor, masked_update() per column).
+inline void free_gram(const Mat& g, const FactorTerms& t, Mat& gf) {
+  const Index kf = g.rows() - t.fixed;
+  gf = g.bottomRightCorner(kf, kf);
+  gf.diagonal().array() += t.l2;
+}
+template <class Z, class B, class Out>
+void free_rhs(const Z& z, const Mat& g, const B& b, const FactorTerms& t,
+              Out&& bf) {
+  const Index f = t.fixed, kf = g.rows() - f;
+  bf = b.bottomRows(kf);
+  if (f > 0) bf.noalias() -= g.bottomLeftCorner(kf, f) * z.topRows(f);
+  if (t.l1 != 0.0) bf.array() -= t.l1;
+}
+
+/// Work space of the free part of a factor update, kept across iterations
+/// (no allocation per update).
+struct FreeSystem {
+  Mat g, b, z;
+};
+
+/// free_gram() and free_rhs() for every column of z, in fixed chunks; with
+/// fixed rows, also the free rows of z into s.z.
+inline void free_system(const Mat& z, const Mat& g, const Mat& b,
+                        const FactorTerms& t, int threads, FreeSystem& s) {
+  const Index kf = g.rows() - t.fixed;
+  free_gram(g, t, s.g);
+  s.b.resize(kf, b.cols());
+  if (t.fixed > 0) s.z.resize(kf, z.cols());
+  Parallel(threads).for_chunks(z.cols(), [&](Index c0, Index len) {
+    free_rhs(z.middleCols(c0, len), g, b.middleCols(c0, len), t,
+             s.b.middleCols(c0, len));
+    if (t.fixed > 0)
+      s.z.middleCols(c0, len) = z.middleCols(c0, len).bottomRows(kf);
+  }, 2.0 * static_cast<double>(kf) * (t.fixed + 2) * z.cols());
+}
+
+/// The penalty l1 sum(z) + l2 ||z||^2 / 2 of z (k x cols), summed over its
+/// columns in chunk order; 0 without penalties.
+inline double penalty_value(const Mat& z, const FactorTerms& t, int threads) {
+  if (t.l1 == 0.0 && t.l2 == 0.0) return 0.0;
+  return Parallel(threads).sum(z.cols(), [&](Index j) {
+    return t.l1 * z.col(j).sum() + 0.5 * t.l2 * z.col(j).squaredNorm();
+  }, 3.0 * static_cast<double>(z.size()));
+}
 
 /// Multiplicative update of Z (k x cols) for min 1/2 tr(Z'GZ) - tr(B'Z):
 /// Z <- Z * B / (G Z + eps). Returns the projected-gradient violation at the
@@ -80,8 +198,8 @@ inline double mu_pass(Mat& z, const Mat& g, const Mat& b, double eps,
 /// Algorithm 1 with beta0 = 0.5, eta = 1.5, gamma = 1.01, gamma_bar = 1.005).
 struct Extrapolation {
   double beta = 0.5, beta_max = 1.0, beta_prev = 0.5;
-  double best = INFINITY;  // the loss of the current plain iterate
-  /// After an iteration with error e: true accepts it (beta grows), false
+  double best = INFINITY;  // the objective of the current plain iterate
+  /// After an iteration with objective e: true accepts it (beta grows), false
   /// rejects it (beta shrinks; restart from the plain iterate). An iteration
   /// that started from a plain iterate (`pushed` false) is a descent step of
   /// the solver itself and always accepted, so rounding noise in the loss
@@ -140,10 +258,8 @@ inline FactorParams factor_params(const NmfParams& p, Index m, Index n,
 /// one component across a cached block of columns at a time (hals), or
 /// multiplicative passes (mu). Returns the
 /// projected-gradient violation at the entry point (the stopping measure).
-/// The unmasked engine's update, also used by the masked solver's
-/// filled-in path.
-inline double factor_update(Mat& z, const Mat& g, const Mat& b,
-                            const NmfParams& p, double mu_eps) {
+inline double solve_factor(Mat& z, const Mat& g, const Mat& b,
+                           const NmfParams& p, double mu_eps) {
   switch (p.method) {
     case Method::anls: {
       const double first = violation(z, g, b, p.threads);
@@ -162,14 +278,37 @@ inline double factor_update(Mat& z, const Mat& g, const Mat& b,
   }
 }
 
+/// solve_factor() on the subproblem with the factor terms t: every method
+/// solves the free rows' system (free_system(): L1 lowers b, L2 raises g's
+/// diagonal, the fixed rows' contribution moves to the right-hand side), so
+/// the violation returned is the penalised problem's over the free
+/// coordinates, and the fixed rows of z are never written. Without terms
+/// the system is (g, b) itself, untouched. The unmasked engine's update,
+/// also used by the masked solver's filled-in path.
+inline double factor_update(Mat& z, const Mat& g, const Mat& b,
+                            const NmfParams& p, double mu_eps,
+                            const FactorTerms& t, FreeSystem& work) {
+  if (t.none()) return solve_factor(z, g, b, p, mu_eps);
+  const Index kf = z.rows() - t.fixed;
+  if (kf == 0) return 0.0;  // all fixed: nothing to solve
+  free_system(z, g, b, t, p.threads, work);
+  if (t.fixed == 0) return solve_factor(z, work.g, work.b, p, mu_eps);
+  const double viol = solve_factor(work.z, work.g, work.b, p, mu_eps);
+  Parallel(p.threads).for_chunks(z.cols(), [&](Index c0, Index len) {
+    z.middleCols(c0, len).bottomRows(kf) = work.z.middleCols(c0, len);
+  }, 10.0 * static_cast<double>(work.z.size()));
+  return viol;
+}
+
 }  // namespace detail
 
 /// Fits X ~ W H from the starting factors w (m x k) and h (k x n).
 /// One outer iteration updates W (all of it) then H. loss[i] is the relative
-/// error ||X - WH||_F / ||X||_F after iteration i + 1.
+/// error ||X - WH||_F / ||X||_F after iteration i + 1 (the penalties are not
+/// in it; NmfResult::objective has them).
 template <class DataT, class Hooks = NullHooks>
-Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
-           Hooks& hooks) {
+NmfResult nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
+              Hooks& hooks) {
   const Index m = x.rows(), n = x.cols(), k = w.cols();
   require(w.rows() == m && h.rows() == k && h.cols() == n,
           "nmf: W must be m x k and H k x n");
@@ -180,17 +319,22 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   const double rms =
       std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
   const double mu_eps = p.mu_eps * rms * std::sqrt(rms);
+  // the penalties' weights (relative to rms) and fixed rows of W' and H
+  const detail::NmfTerms terms = detail::nmf_terms(p, k, rms, m, n);
   // the W and H updates' passes (not a structured binding: C++17 lambdas
   // cannot capture one)
   const detail::FactorParams passes =
       detail::factor_params(p, m, n, k, x.stored());
   const NmfParams& pw = passes.w;
   const NmfParams& ph = passes.h;
-  auto update = [&](Mat& z, const Mat& g, const Mat& b, const NmfParams& q) {
-    return detail::factor_update(z, g, b, q, mu_eps);
+  // one work space per factor, as bw and bh below
+  detail::FreeSystem work_w, work_h;
+  auto update = [&](Mat& z, const Mat& g, const Mat& b, const NmfParams& q,
+                    const detail::FactorTerms& t, detail::FreeSystem& work) {
+    return detail::factor_update(z, g, b, q, mu_eps, t, work);
   };
 
-  Result r;
+  NmfResult r;
   Mat wt;  // k x m: each column a row of W, contiguous
   detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
@@ -203,8 +347,9 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   Mat wt_prev, h_prev;
   // With extrapolation, (wt, r.H) are the points an iteration starts from
   // and (wt_plain, h_plain) the last accepted plain iterate, which is what
-  // the fit returns.
+  // the fit returns; plain_loss is its traced loss.
   Mat wt_plain, h_plain;
+  double plain_loss = INFINITY;
   if (p.extrapolate) {
     wt_plain = wt;
     h_plain = r.H;
@@ -221,41 +366,63 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   // the pushed points are written into these and swapped in: no
   // allocation per iteration
   Mat wt_next, h_next;
-  auto push = [&](const Mat& z, const Mat& old, Mat& out) {
+  // fixed rows (components) are copied, never pushed, so they stay bit for
+  // bit what they were
+  auto push = [&](const Mat& z, const Mat& old, Mat& out, Index fixed) {
+    const Index kf = z.rows() - fixed;
     out.resize(z.rows(), z.cols());
     Parallel(p.threads).for_chunks(z.cols(), [&](Index c0, Index len) {
-      out.middleCols(c0, len) =
-          (z.middleCols(c0, len) +
-           ex.beta * (z.middleCols(c0, len) - old.middleCols(c0, len)))
+      out.middleCols(c0, len).topRows(fixed) =
+          z.middleCols(c0, len).topRows(fixed);
+      out.middleCols(c0, len).bottomRows(kf) =
+          (z.middleCols(c0, len).bottomRows(kf) +
+           ex.beta * (z.middleCols(c0, len).bottomRows(kf) -
+                      old.middleCols(c0, len).bottomRows(kf)))
               .cwiseMax(0.0);
     }, 10.0 * static_cast<double>(z.size()));
   };
+  // the objective of the iterate the fit would return now
+  double objective = NAN;
   auto step = [&](int) {
     detail::copy_chunks(wt, wt_prev, p.threads);
     detail::copy_chunks(r.H, h_prev, p.threads);
-    x.left_mult_t(r.H, bw, p.threads);  // H X^T, k x m
-    double viol = update(wt, hht, bw, pw);
+    double viol = 0.0;
+    if (terms.w.fixed < k) {  // a fixed W needs neither H X^T nor an update
+      x.left_mult_t(r.H, bw, p.threads);  // H X^T, k x m
+      viol = update(wt, hht, bw, pw, terms.w, work_w);
+    }
     detail::gram(wt, wtw, p.threads);
     x.left_mult(wt, bh, p.threads);  // W^T X, k x n
-    viol += update(r.H, wtw, bh, ph);
+    viol += update(r.H, wtw, bh, ph, terms.h, work_h);
     detail::gram(r.H, hht, p.threads);
     StepOutcome o;
-    o.loss = relative_error(sq_error_gram(x2, r.H, bh, wtw, hht), x2);
-    o.finite = std::isfinite(viol) && std::isfinite(o.loss);
+    const double sq = sq_error_gram(x2, r.H, bh, wtw, hht);
+    const double pen = detail::penalty_value(wt, terms.w, p.threads) +
+                       detail::penalty_value(r.H, terms.h, p.threads);
+    o.loss = relative_error(sq, x2);
+    o.finite = std::isfinite(viol) && std::isfinite(o.loss) &&
+               std::isfinite(pen);
     if (!p.extrapolate || !o.finite) {
       o.converged = o.finite && test(viol);
+      if (o.finite) objective = 0.5 * sq + pen;
       return o;
     }
-    if (!ex.accept(o.loss, pushed)) {
+    // the restart rule compares the penalised objective, in the traced
+    // loss's units (sqrt(2 objective / ||X||^2): the loss itself without
+    // penalties), so extrapolation stays a descent method on what the fit
+    // minimises
+    if (!ex.accept(relative_error(sq + 2.0 * pen, x2), pushed)) {
       // the pushed point did worse than the plain iterate: start again from
       // the plain iterate (the fit stays where it was), with a smaller beta
       wt = wt_plain;
       r.H = h_plain;
       detail::gram(r.H, hht, p.threads);
       pushed = false;
-      o.loss = ex.best;
+      o.loss = plain_loss;
       return o;
     }
+    plain_loss = o.loss;
+    objective = 0.5 * sq + pen;
     o.converged = test(viol);
     if (first_viol < 0.0) first_viol = viol;
     if (pushing && viol <= std::sqrt(p.tol) * first_viol) pushing = false;
@@ -265,8 +432,8 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
       pushed = false;
       return o;
     }
-    push(wt, wt_plain, wt_next);
-    push(r.H, h_plain, h_next);
+    push(wt, wt_plain, wt_next, terms.w.fixed);
+    push(r.H, h_plain, h_next, terms.h.fixed);
     wt_plain.swap(wt);  // the plain iterate; wt the pushed point
     wt.swap(wt_next);
     h_plain.swap(r.H);
@@ -284,6 +451,7 @@ Result nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     r.H = std::move(h_plain);
   }
   detail::transpose_chunks(wt, r.W, p.threads);
+  r.objective = objective;
   return r;
 }
 
