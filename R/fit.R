@@ -58,7 +58,7 @@ run_pipeline <- function(v, x, rank, init, control, nrun = 1L,
       out
     }, future.seed = NULL)
     finals <- vapply(runs, function(f) final_loss(f$loss), numeric(1))
-    fit <- runs[[which.min(finals)]]
+    fit <- runs[[which.min(run_score(runs, finals))]]
   }
   fit$run_loss <- finals
   fit <- unscale_fit(fit, v$scale, e)
@@ -148,6 +148,14 @@ restore_lines <- function(f, keep, by_row) {
     out[, keep] <- f
   }
   out
+}
+
+# What the best of several runs minimises: the runs' objectives where the
+# solver reports one (penalised fits: the penalised objective, which the
+# relative error does not track), else their final losses.
+run_score <- function(runs, finals) {
+  obj <- vapply(runs, function(f) f$objective %||% NA_real_, numeric(1))
+  if (all(is.finite(obj))) obj else finals
 }
 
 # The last loss of a run (Inf when it has none).

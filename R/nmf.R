@@ -304,8 +304,11 @@ declare_variant(
     })
   ),
   # a masked fit keeps every line: its masks and weights are indexed by
-  # them; so does a fit with fixed components (given for every line)
-  drop_lines = function(spec) is.null(spec$masked) && is.null(spec$fixed),
+  # them; so does a fit with fixed components (given for every line) and a
+  # penalised one (its weights are relative to the whole data's size)
+  drop_lines = function(spec) {
+    is.null(spec$masked) && is.null(spec$fixed) && !any(spec$penalty > 0)
+  },
   start = function(x, rank, init, spec, control, full) {
     start <- init_factors(x, rank, init, control$threads, call = spec$call)
     # a named start is at the scale of x / 2^e; a user's list is scaled

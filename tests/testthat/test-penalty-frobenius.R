@@ -15,10 +15,14 @@ penalty_data <- function(seed = 31, m = 40, n = 30) {
 # weights the squared error (a masked fit: 0 at masked entries, which x
 # holds as 0).
 penalised_objective <- function(x, W, H, penalty, a = 1) {
+  # weights relative to the data: r^1.5 (L1) and r (L2), times the length
+  # of the lines each factor's entries are fitted on (n for W, m for H)
   r <- sqrt(sum(x^2) / length(x))
+  m <- nrow(x)
+  n <- ncol(x)
   sum(a * (x - W %*% H)^2) / 2 +
-    r^1.5 * (penalty[1] * sum(W) + penalty[2] * sum(H)) +
-    r * (penalty[3] * sum(W^2) + penalty[4] * sum(H^2)) / 2
+    r^1.5 * (n * penalty[1] * sum(W) + m * penalty[2] * sum(H)) +
+    r * (n * penalty[3] * sum(W^2) + m * penalty[4] * sum(H^2)) / 2
 }
 
 test_that("run_nmf()'s defaults are no penalty and no fixed component", {
