@@ -304,6 +304,7 @@ bench_problem <- function(prob, k, tools, settings) {
     }
     # alternating pairs with the reference (nmfkit cd, 1 thread)
     secs <- ratios <- numeric()
+    above <- FALSE
     rss <- f$rss
     for (i in seq_len(settings$pairs)) {
       if (!identical(tool, ref_tool) && !is.na(ref_iters)) {
@@ -314,6 +315,7 @@ bench_problem <- function(prob, k, tools, settings) {
       b <- run_child(tool, pf, f$iters)
       if (!is.null(b$error)) break
       rss <- max(rss, b$rss)
+      above <- above || b$divergence > pf$target
       secs[i] <- b$seconds
       ratios[i] <- if (identical(tool, ref_tool)) 1 else
         if (!is.null(a) && is.null(a$error)) b$seconds / a$seconds else NA
@@ -323,7 +325,8 @@ bench_problem <- function(prob, k, tools, settings) {
                     fmt(stats::median(secs)), fmt(stats::median(ratios))))
     rows[[name]] <- data.frame(problem = label, tool = name,
       iterations = as.character(f$iters), seconds = fmt(stats::median(secs)),
-      ratio = fmt(stats::median(ratios)), rss = fmt(rss, 0), note = "")
+      ratio = fmt(stats::median(ratios)), rss = fmt(rss, 0),
+      note = if (above) "a timed run ended above the target" else "")
   }
   unlink(dir, recursive = TRUE)
   do.call(rbind, rows)
