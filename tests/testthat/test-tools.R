@@ -24,4 +24,8 @@ test_that("install-deps.sh installs through the configured CRAN mirror", {
   )
   expect_error(env$cran_repo(c(CRAN = "@CRAN@")), "options\\(repos = ")
   expect_error(env$cran_repo(character()), "missing")
+  # --lib/--min (the bench library): a version is looked up, a missing
+  # package is NULL
+  expect_null(env$version_on("nmfkit.no.such.package"))
+  expect_s3_class(env$version_on("stats"), "package_version")
 })
