@@ -229,11 +229,16 @@ balanced_order <- function(n) {
 # held-out entries; for a beta-divergence (beta != 2) the held-out
 # divergence relative to that of predicting every held-out entry by the
 # mean of x (`x_mean`): scale-free, 1 for a fit no better than the mean.
+# A held-out count the fit predicts as exactly 0 (exact zeros of W and H
+# need only cover the entries the fit saw) would cost an infinite
+# divergence: predictions are floored at 1e-8 times the mean of x, which
+# charges such an entry about 18 times its value instead.
 cv_error <- function(f, pred, beta = 2, x_mean = NULL) {
   if (beta == 2) {
     return(sqrt(sum(f$weight * (f$value - pred)^2) /
                   max(sum(f$weight * f$value^2), .Machine$double.xmin)))
   }
+  pred <- pmax(pred, 1e-8 * x_mean)
   d <- sum(f$weight * beta_divergence_entries(f$value, pred, beta))
   ref <- sum(f$weight * beta_divergence_entries(f$value, x_mean, beta))
   d / max(ref, .Machine$double.xmin)

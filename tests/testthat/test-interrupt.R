@@ -28,6 +28,13 @@ interrupt_cases <- function() {
       group <- rep(0:1, 10000)
       function() nmfkit:::r_stratified_coef(newdata, group, w, v, 0, 1e6L, 1L)
     },
+    kl = function() {
+      # a large KL fit (cd passes over 4 million counts) and its predict()
+      x <- matrix(stats::rpois(2000 * 2000, 2), 2000)
+      function() nmfkit::nmf(x, 20, loss = "kl",
+                             control = nmfkit::nmf_control(max_iter = 1e6,
+                                                           tol = 0))
+    },
     chamfer = function() {
       x1 <- matrix(stats::runif(100 * 40000), 100)
       x2 <- matrix(stats::runif(100 * 40000), 100)
