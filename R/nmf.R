@@ -90,7 +90,11 @@
 #' the same on data of any scale and size, weight 1 is as strong as the
 #' data's own pull, and fits stay equivariant. A penalty so strong that the
 #' fit ends no better than the rank-one baseline (Frobenius: than `W H =
-#' 0`) warns (`nmfkit_warning_penalty`). L1 favours zeros (sparser parts); L2 shrinks. Since
+#' 0`) warns (`nmfkit_warning_penalty`). L1 favours zeros (sparser parts); L2 shrinks.
+#' Under KL an L1 weight on `H` adds to `colSums(W)` in its gradient, like a
+#' heavier basis: it shrinks `H` more than it zeroes it (a zero needs `W H >
+#' 0` without the entry); sparse parts come from L1 under the Frobenius
+#' loss. Since
 #' `W H = (W D)(D^-1 H)` for any positive diagonal `D`, penalising one factor
 #' only shrinks it while the other grows: a one-sided penalty warns
 #' (`nmfkit_warning_penalty`) unless the other factor is fixed.
