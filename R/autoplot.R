@@ -108,7 +108,7 @@ autoplot.nmfkit_rank <- function(object, rank = NULL, ...) {
       ggplot2::geom_line() + ggplot2::geom_point() +
       ggplot2::geom_vline(xintercept = unname(object$best),
                           linetype = c(2, 3), colour = "grey40") +
-      ggplot2::labs(x = "rank", y = "held-out relative error",
+      ggplot2::labs(x = "rank", y = rank_error_label(object),
                     title = "Cross-validation")
   } else {
     d <- data.frame(rank = rep(s$rank, 2),

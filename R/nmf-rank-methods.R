@@ -92,7 +92,7 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
     hi <- s$mean + s$se
     graphics::plot(s$rank, s$mean, type = "b", pch = 19, ylim = range(lo, hi),
                    log = if (log_y) "y" else "", xlab = "rank",
-                   ylab = "held-out relative error",
+                   ylab = rank_error_label(x),
                    main = "Cross-validation", ...)
     ok <- hi / lo > 1.001
     if (any(ok)) {
@@ -109,4 +109,10 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
                    ylab = "dispersion", main = "Dispersion", ...)
   }
   invisible(x)
+}
+
+# The y label of a cross-validation plot: the loss its folds were scored by.
+rank_error_label <- function(x) {
+  if (isTRUE((x$beta %||% 2) != 2)) "held-out divergence / the mean's"
+  else "held-out relative error"
 }

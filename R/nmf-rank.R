@@ -8,7 +8,11 @@
 #' a `fraction` of the observed entries, fits every rank on the rest with
 #' the held-out entries masked (`fit(x, rank, mask = )`), and reports the
 #' relative error on the held-out entries,
-#' `sqrt(sum((x - fitted)^2) / sum(x^2))` over them. Every rank sees the
+#' `sqrt(sum((x - fitted)^2) / sum(x^2))` over them; for fits under a
+#' divergence (`loss = "kl"`, passed in `...`) the held-out divergence of
+#' the fit's own loss (Poisson deviance / 2 for KL) relative to that of
+#' predicting every held-out entry by the mean of `x`, predictions floored
+#' at `1e-8` times that mean. Every rank sees the
 #' same folds. The reported ranks are the one of lowest mean error and the
 #' smallest whose mean error is within one standard error (over folds) of
 #' that lowest.
@@ -120,6 +124,10 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
   }
   out$method <- method
   out$ranks <- ranks
+  # the loss the folds were scored by (a fitting function's own `loss`)
+  dots <- list(...)
+  out$beta <- if (is.null(dots$loss)) 2 else
+    tryCatch(check_loss(dots$loss)$beta, error = function(e) 2)
   out$call <- call
   structure(out, class = "nmfkit_rank")
 }
