@@ -23,11 +23,15 @@ double rms_of(const Mat& x) {
 // The penalised objective of (w, h) by its definition (NmfParams::pen_w).
 double objective_of(const Mat& x, const Mat& w, const Mat& h,
                     const nmfkit::NmfParams& p) {
+  // weights relative to the data (rms^1.5, rms) times the length of the
+  // lines each factor's entries are fitted on (n for W, m for H)
   const double r = rms_of(x), s1 = r * std::sqrt(r), s2 = r;
+  const double m = static_cast<double>(x.rows()),
+               n = static_cast<double>(x.cols());
   return 0.5 * (x - w * h).squaredNorm() +
-         s1 * (p.pen_w.l1 * w.sum() + p.pen_h.l1 * h.sum()) +
-         0.5 * s2 * (p.pen_w.l2 * w.squaredNorm() +
-                     p.pen_h.l2 * h.squaredNorm());
+         s1 * (n * p.pen_w.l1 * w.sum() + m * p.pen_h.l1 * h.sum()) +
+         0.5 * s2 * (n * p.pen_w.l2 * w.squaredNorm() +
+                     m * p.pen_h.l2 * h.squaredNorm());
 }
 
 nmfkit::EntryWeights no_weights(Index m, Index n) {
@@ -152,7 +156,7 @@ TEST_CASE("a huge L2 weight on H drives H to zero") {
     p.method = method;
     p.max_iter = 30;
     p.tol = 0.0;
-    p.pen_h.l2 = 1e306;
+    p.pen_h.l2 = 1e300;  // times m = 30 and rms: still finite
     p.pen_w.l2 = 1.0;
     const nmfkit::NmfResult r =
         nmfkit::nmf(d, runif(30, 3, 122), runif(3, 20, 123), p, hooks);
@@ -336,12 +340,13 @@ TEST_CASE("KKT conditions of the penalised problem hold at convergence") {
     const nmfkit::NmfResult f =
         nmfkit::nmf(d, runif(40, 4, 182), runif(4, 30, 183), p, hooks);
     CHECK(f.status == nmfkit::Status::converged);
+    // the weights scale with the line lengths: n = 30 for W, m = 40 for H
     const Mat gw = f.W * (f.H * f.H.transpose()) - x * f.H.transpose() +
-                   Mat::Constant(40, 4, s1 * p.pen_w.l1) +
-                   s2 * p.pen_w.l2 * f.W;
+                   Mat::Constant(40, 4, 30.0 * s1 * p.pen_w.l1) +
+                   30.0 * s2 * p.pen_w.l2 * f.W;
     const Mat gh = (f.W.transpose() * f.W) * f.H - f.W.transpose() * x +
-                   Mat::Constant(4, 30, s1 * p.pen_h.l1) +
-                   s2 * p.pen_h.l2 * f.H;
+                   Mat::Constant(4, 30, 40.0 * s1 * p.pen_h.l1) +
+                   40.0 * s2 * p.pen_h.l2 * f.H;
     // min(z, grad) = 0 entrywise: z >= 0, grad >= 0, z grad = 0
     const double sw = (x * f.H.transpose()).cwiseAbs().maxCoeff();
     const double sh = (f.W.transpose() * x).cwiseAbs().maxCoeff();
