@@ -353,7 +353,12 @@ bool kl_update(Mat& z, const Mat& ft, const Side& s, DivMethod method,
         fl.row(p) = ft.col(inner[p0 + p]).transpose();
         ax[p] = weighted ? (*s.weight)[p0 + p] * val[p0 + p] : val[p0 + p];
       }
-      y.noalias() = fl * zo;
+      // a line with no counts: products of empty matrices would hand BLAS
+      // null pointers; its problem is linear (every coordinate goes to 0)
+      auto fit_y = [&]() {
+        if (np > 0) y.noalias() = fl * zo;
+      };
+      fit_y();
       for (int pass = 1; pass <= passes; ++pass) {
         double pv = 0.0;
         if (method == DivMethod::cd) {
@@ -370,13 +375,17 @@ bool kl_update(Mat& z, const Mat& ft, const Side& s, DivMethod method,
             }
           }
         } else {
-          sv.noalias() = fl.transpose() * ax.cwiseQuotient(y);
+          if (np > 0) {
+            sv.noalias() = fl.transpose() * ax.cwiseQuotient(y);
+          } else {
+            sv.setZero(k);
+          }
           for (Index t = s.fixed; t < k; ++t) {
             const double grad = lin[t] + s.l1 + s.l2 * zo[t] - sv[t];
             pv += std::abs(zo[t] == 0.0 ? std::min(0.0, grad) : grad);
             zo[t] = mm_step(zo[t], lin[t] + s.l1, s.l2, sv[t]);
           }
-          y.noalias() = fl * zo;
+          fit_y();
         }
         if (pass == 1) chunk_viol += pv;
       }
