@@ -142,7 +142,12 @@ check_fixed <- function(fixed, m, n, rank, arg = rlang::caller_arg(fixed),
   out <- list()
   for (f in nm) {
     v <- fixed[[f]]
-    if (inherits(v, "Matrix")) v <- as.matrix(v)
+    if (inherits(v, "Matrix")) {
+      # validated before it is converted, as every sparse argument
+      check_sparse_structure(v, paste0(arg, "$", f), call)
+      check_sparse_valid(v, paste0(arg, "$", f), call)
+      v <- as.matrix(v)
+    }
     if (f == "H" && is.numeric(v) && is.null(dim(v))) v <- matrix(v, 1L)
     if (f == "W" && is.numeric(v) && is.null(dim(v))) v <- matrix(v, ncol = 1L)
     len <- if (f == "W") m else n

@@ -635,6 +635,8 @@ test_that("the bad-input table gives classed errors", {
     rows <- c(rows, list(
       list("nmf", bquote(nmf(.(b), 2)), "nmfkit_error_sparse"),
       list("nmf", bquote(nmf(x, 2, weights = .(b))), "nmfkit_error_sparse"),
+      list("nmf", bquote(nmf(x, 2, fixed = list(W = .(b)))),
+           "nmfkit_error_sparse"),
       list("nmf", bquote(nmf(x, 2, mask = .(bad_l[[k]]))),
            "nmfkit_error_sparse"),
       list("nmf", bquote(nmf(Matrix::Matrix(x, sparse = TRUE), 2,
