@@ -93,6 +93,18 @@ r_stratified_coef <- function(x, group, w, v, tol, max_passes, threads) {
     .Call(`_nmfkit_r_stratified_coef`, x, group, w, v, tol, max_passes, threads)
 }
 
+r_stream_block <- function(x, plan, h, h_plain, threads) {
+    .Call(`_nmfkit_r_stream_block`, x, plan, h, h_plain, threads)
+}
+
+r_nmf_streamed <- function(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed) {
+    .Call(`_nmfkit_r_nmf_streamed`, m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed)
+}
+
+r_nmf_online <- function(m, n, x2, stored, start, len, read, w, h, method, control, callback, penalty, fixed, forget) {
+    .Call(`_nmfkit_r_nmf_online`, m, n, x2, stored, start, len, read, w, h, method, control, callback, penalty, fixed, forget)
+}
+
 r_max_threads <- function() {
     .Call(`_nmfkit_r_max_threads`)
 }

@@ -18,6 +18,16 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                  call = call)
   }
   force(arg)
+  # a DelayedMatrix is read in blocks, never whole (stream.R)
+  if (is_delayed(x)) {
+    if (allow_na) {
+      abort_nmfkit(c("Missing entries ({.code na = \"omit\"}) need {.arg {arg}} in memory.",
+                     "x" = "{.arg {arg}} is a {.cls {class(x)[1]}}, read in blocks."),
+                   "streamed", call = call)
+    }
+    checked <- check_delayed(x, arg, call, allow_zero_matrix)
+    return(if (with_scan) checked else checked$x)
+  }
   # a dgCMatrix is read once: the structure the core relies on (checked
   # before anything else reads the slots) and the values checked below
   scan <- if (inherits(x, "dgCMatrix")) r_dgc_scan(x)
@@ -57,6 +67,7 @@ check_data <- function(x, arg = rlang::caller_arg(x),
 # which rows and columns hold a nonzero (r_dgc_scan() also checks the
 # compressed-column structure, as `valid`).
 scan_data <- function(x) {
+  if (inherits(x, "nmfkit_blocks")) return(scan_blocks(x))
   if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
 }
 

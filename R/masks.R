@@ -7,6 +7,12 @@
 # weighted, so such fits run the unmasked solver, bit for bit.
 
 masked_setup <- function(x, weights, mask, call = rlang::caller_env()) {
+  if (inherits(x, "nmfkit_blocks")) {
+    if (is.null(weights) && is.null(mask)) return(NULL)
+    abort_nmfkit(c("{.arg {if (is.null(weights)) 'mask' else 'weights'}} need{?s} the data in memory.",
+                   "x" = "{.arg x} is a {.cls {class(x$src)[1]}}, read in blocks."),
+                 "streamed", call = call)
+  }
   sparse <- inherits(x, "dgCMatrix")
   vals <- if (sparse) x@x else x
   if (!is.null(weights)) weights <- check_weights(weights, x, call)

@@ -205,6 +205,7 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
   call <- match.call()
   na <- check_choice(na)
   checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
+  data <- x  # what the model keeps: a DelayedMatrix by reference
   x <- checked$x
   masked <- masked_setup(x, weights, mask)
   rank <- check_rank(rank, min(dim(x)))
@@ -219,6 +220,12 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
   check_positive_for_loss(x, loss, masked, call = rlang::current_env())
   # a masked fit runs on its data with missing entries set to 0
   xfit <- if (is.null(masked)) x else masked$x
+  streamed <- inherits(x, "nmfkit_blocks")
+  if (streamed && loss$beta != 2) {
+    abort_nmfkit(c("A fit read in blocks supports {.code loss = \"frobenius\"} only.",
+                   "x" = "{.arg loss} is {.val {loss$name}} and {.arg x} is a {.cls {class(x$src)[1]}}."),
+                 "streamed", call = call)
+  }
   if (loss$beta != 2) {
     method <- resolve_loss_method(method, loss)
     if (identical(init, "auto")) init <- "random"
@@ -244,9 +251,11 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
     # the cost rule counts stored entries: run it on the sparse form, so a
     # matrix and its dgCMatrix copy give the same fit (and sparse products)
     if (is.null(masked) && is.matrix(xfit)) xfit <- dense_as_dgc(xfit)
+    if (streamed) xfit$sparse <- TRUE
   }
   if (identical(init, "auto")) {
-    init <- if (method == "anls" || chosen) "random" else "nndsvda"
+    init <- if (method == "anls" || chosen || streamed) "random" else
+      "nndsvda"
   }
   spec <- list(method = method, engine = engine, masked = masked,
                image_dim = attr(x, "image_dim"), loss = loss,
@@ -254,7 +263,7 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
   # the checks' read of x tells the scale and zero lines of the unmasked
   # data only
   fit_variant("nmf", xfit, rank, init, control, nrun, keep_data, spec, call,
-              data = x,
+              data = if (streamed) data else x,
               scan = if (is.null(masked)) checked$scan,
               dimnames = dimnames(x))
 }
@@ -289,6 +298,7 @@ nonzero_share <- function(x, stop_at = 1) {
   total <- as.double(nrow(x)) * ncol(x)
   if (total == 0) return(0)
   if (inherits(x, "dgCMatrix")) return(sum(x@x != 0, na.rm = TRUE) / total)
+  if (inherits(x, "nmfkit_blocks")) return(x$nnz / total)
   step <- max(1L, as.integer(2^20 %/% max(nrow(x), 1L)))
   count <- 0
   for (start in seq(1L, ncol(x), by = step)) {
@@ -305,6 +315,9 @@ declare_variant(
     inner = setting_inner,
     extrapolate = setting(TRUE, function(x, arg, call) {
       check_flag(x, arg = arg, call = call, what = "control")
+    }),
+    block_size = setting(NULL, function(x, arg, call) {
+      check_number(x, min = 1, arg = arg, call = call, what = "control")
     })
   ),
   # a masked fit keeps every line: its masks and weights are indexed by
@@ -385,6 +398,13 @@ run_nmf <- function(x, start, method, control, masked = NULL, e = 0,
                     penalty = c(0, 0, 0, 0), fixed = c(0L, 0L)) {
   penalty <- as.double(penalty)
   fixed <- as.integer(fixed)
+  if (inherits(x, "nmfkit_blocks")) {
+    # the stored entries the passes' cost rule counts: those of the sparse
+    # form (as the in-memory fit, which runs sparse data, or dense data
+    # made sparse by method = "auto"), else every entry
+    stored <- if (x$sparse) x$nnz else as.double(nrow(x)) * ncol(x)
+    return(run_streamed(x, start, method, control, penalty, fixed, stored))
+  }
   if (!is.null(masked)) {
     return(r_nmf_masked(x, start$W, start$H, method, control,
                         progress_callback(control), masked$base, masked$i,

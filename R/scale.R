@@ -27,6 +27,10 @@ data_exponent <- function(x, scan = NULL) {
 # need e below -1023, where 2^-e overflows: multiply in steps.
 scale_data <- function(x, e) {
   if (e == 0) return(x)
+  if (inherits(x, "nmfkit_blocks")) {  # scaled as its blocks are read
+    x$e <- x$e + e
+    return(x)
+  }
   steps <- rep(sign(-e) * 1000, abs(e) %/% 1000)
   steps <- c(steps, -e - sum(steps))
   if (inherits(x, "dgCMatrix")) {

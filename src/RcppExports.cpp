@@ -386,6 +386,71 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_stream_block
+Rcpp::List r_stream_block(SEXP x, Rcpp::List plan, Rcpp::NumericMatrix h, SEXP h_plain, int threads);
+RcppExport SEXP _nmfkit_r_stream_block(SEXP xSEXP, SEXP planSEXP, SEXP hSEXP, SEXP h_plainSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type plan(planSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type h(hSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type h_plain(h_plainSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_stream_block(x, plan, h, h_plain, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_nmf_streamed
+Rcpp::List r_nmf_streamed(int m, int n, double x2, double stored, Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read, SEXP pass, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed);
+RcppExport SEXP _nmfkit_r_nmf_streamed(SEXP mSEXP, SEXP nSEXP, SEXP x2SEXP, SEXP storedSEXP, SEXP startSEXP, SEXP lenSEXP, SEXP readSEXP, SEXP passSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type x2(x2SEXP);
+    Rcpp::traits::input_parameter< double >::type stored(storedSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type start(startSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type len(lenSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type read(readSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type pass(passSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_streamed(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_nmf_online
+Rcpp::List r_nmf_online(int m, int n, double x2, double stored, Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, double forget);
+RcppExport SEXP _nmfkit_r_nmf_online(SEXP mSEXP, SEXP nSEXP, SEXP x2SEXP, SEXP storedSEXP, SEXP startSEXP, SEXP lenSEXP, SEXP readSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP forgetSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< int >::type m(mSEXP);
+    Rcpp::traits::input_parameter< int >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type x2(x2SEXP);
+    Rcpp::traits::input_parameter< double >::type stored(storedSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type start(startSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type len(lenSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type read(readSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
+    Rcpp::traits::input_parameter< double >::type forget(forgetSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_online(m, n, x2, stored, start, len, read, w, h, method, control, callback, penalty, fixed, forget));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_max_threads
 int r_max_threads();
 RcppExport SEXP _nmfkit_r_max_threads() {
@@ -526,6 +591,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_shift_reconstruct", (DL_FUNC) &_nmfkit_r_shift_reconstruct, 8},
     {"_nmfkit_r_nmf_stratified", (DL_FUNC) &_nmfkit_r_nmf_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
+    {"_nmfkit_r_stream_block", (DL_FUNC) &_nmfkit_r_stream_block, 5},
+    {"_nmfkit_r_nmf_streamed", (DL_FUNC) &_nmfkit_r_nmf_streamed, 15},
+    {"_nmfkit_r_nmf_online", (DL_FUNC) &_nmfkit_r_nmf_online, 15},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
     {"_nmfkit_r_set_simd", (DL_FUNC) &_nmfkit_r_set_simd, 1},
     {"_nmfkit_r_simd_enabled", (DL_FUNC) &_nmfkit_r_simd_enabled, 0},

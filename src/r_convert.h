@@ -271,6 +271,41 @@ inline nmfkit::DivParams div_params(const Rcpp::List& control,
   return p;
 }
 
+/// A streamed fit's StreamPlan as an R list (what travels to the workers
+/// that read blocks) and back.
+inline Rcpp::List stream_plan_list(const nmfkit::StreamPlan& p) {
+  return Rcpp::List::create(
+      Rcpp::Named("wt") = p.wt, Rcpp::Named("wtw") = p.wtw,
+      Rcpp::Named("method") = static_cast<int>(p.h.method),
+      Rcpp::Named("inner") = p.h.inner,
+      Rcpp::Named("inner_tol") = p.h.inner_tol,
+      Rcpp::Named("chunk") = static_cast<double>(p.h.chunk),
+      Rcpp::Named("mu_eps") = p.mu_eps,
+      Rcpp::Named("terms") = Rcpp::NumericVector::create(
+          p.terms.l1, p.terms.l2, static_cast<double>(p.terms.fixed)),
+      Rcpp::Named("update") = p.update, Rcpp::Named("push") = p.push,
+      Rcpp::Named("beta") = p.beta);
+}
+inline nmfkit::StreamPlan stream_plan(const Rcpp::List& l) {
+  nmfkit::StreamPlan p;
+  p.wt = Rcpp::as<nmfkit::Mat>(l["wt"]);
+  p.wtw = Rcpp::as<nmfkit::Mat>(l["wtw"]);
+  const int method = Rcpp::as<int>(l["method"]);
+  if (method < 0 || method > 2)
+    throw std::invalid_argument("stream plan: unknown method");
+  p.h.method = static_cast<nmfkit::Method>(method);
+  p.h.inner = Rcpp::as<int>(l["inner"]);
+  p.h.inner_tol = Rcpp::as<double>(l["inner_tol"]);
+  p.h.chunk = static_cast<nmfkit::Index>(Rcpp::as<double>(l["chunk"]));
+  p.mu_eps = Rcpp::as<double>(l["mu_eps"]);
+  const Rcpp::NumericVector t = l["terms"];
+  p.terms = {t[0], t[1], static_cast<nmfkit::Index>(t[2])};
+  p.update = Rcpp::as<bool>(l["update"]);
+  p.push = Rcpp::as<bool>(l["push"]);
+  p.beta = Rcpp::as<double>(l["beta"]);
+  return p;
+}
+
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData
 /// (a dgCMatrix), without copying x; `threads` build the sparse transpose.
 template <class F>

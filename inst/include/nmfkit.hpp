@@ -10,6 +10,7 @@
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
 #include "nmfkit/masked.hpp"
+#include "nmfkit/stream.hpp"
 #include "nmfkit/divergence.hpp"
 #include "nmfkit/joint.hpp"
 #include "nmfkit/fft.hpp"

@@ -124,15 +124,17 @@ __attribute__((target("avx2,fma"))) inline double hals_block_pass_avx2(
 /// point), so the result never depends on the thread count. Returns the
 /// first pass's projected-gradient violation (the sum of |pg| at the entry
 /// point of each coordinate, as cd_pass reports), summed over the chunks in
-/// order. Components with G(t, t) <= 0 are left as they are.
+/// order. Components with G(t, t) <= 0 are left as they are. `chunk` > 0
+/// sets the chunks' length (NmfParams::chunk).
 inline double hals_update(Mat& z, const Mat& g, const Mat& b, int threads,
-                          int inner = 1, double inner_tol = 0.0) {
+                          int inner = 1, double inner_tol = 0.0,
+                          Index chunk = 0) {
   const Index k = z.rows(), cols = z.cols();
   require(g.rows() == k && g.cols() == k, "hals_update: G must be k x k");
   require(b.rows() == k && b.cols() == cols,
           "hals_update: B must be k x cols");
   require(inner >= 1 && inner_tol >= 0.0, "hals_update: inner passes");
-  const Index clen = detail::chunk_length(cols);
+  const Index clen = chunk > 0 ? chunk : detail::chunk_length(cols);
   const Index chunks = (cols + clen - 1) / clen;
   std::vector<double> first(static_cast<size_t>(chunks), 0.0);
   auto one_pass = [](Mat& wc, const Mat& bc, const Mat& gm, bool simd) {
@@ -159,7 +161,8 @@ inline double hals_update(Mat& z, const Mat& g, const Mat& b, int threads,
         z.middleCols(c0, len) = wc.transpose();
         first[static_cast<size_t>(c0 / clen)] = viol0;
       },
-      2.0 * static_cast<double>(k) * k * cols * inner);
+      2.0 * static_cast<double>(k) * k * cols * inner,
+      detail::ChunkShape{clen, std::max<Index>(cols, 1)});  // length clen
   double viol = 0.0;
   for (double v : first) viol += v;
   return viol;

@@ -57,6 +57,11 @@ struct NmfParams {
   int inner = 1;
   InnerPasses passes = InnerPasses::fixed;
   double inner_tol = 0.1;
+  /// Columns per chunk of a HALS update, whose inner passes stop per chunk;
+  /// 0: chosen from the factor's width (detail::chunk_length()). A streamed
+  /// fit (stream.hpp) updates H a block of columns at a time with the
+  /// chunks of the whole H, so its passes stop where the in-memory fit's do.
+  Index chunk = 0;
   /// Extrapolation between outer iterations (Ang & Gillis, Neural
   /// Computation 2019, their parameters): W and H are pushed along their last
   /// move by beta; an iteration whose objective (the error, plus the
@@ -218,6 +223,24 @@ struct Extrapolation {
   }
 };
 
+/// Ang & Gillis's extrapolated point max(0, z + beta (z - old)) of z (k x
+/// cols) into out; the first `fixed` rows (fixed components) are copied,
+/// never pushed, so they stay bit for bit what they were.
+inline void push_factor(const Mat& z, const Mat& old, double beta,
+                        Index fixed, int threads, Mat& out) {
+  const Index kf = z.rows() - fixed;
+  out.resize(z.rows(), z.cols());
+  Parallel(threads).for_chunks(z.cols(), [&](Index c0, Index len) {
+    out.middleCols(c0, len).topRows(fixed) =
+        z.middleCols(c0, len).topRows(fixed);
+    out.middleCols(c0, len).bottomRows(kf) =
+        (z.middleCols(c0, len).bottomRows(kf) +
+         beta * (z.middleCols(c0, len).bottomRows(kf) -
+                 old.middleCols(c0, len).bottomRows(kf)))
+            .cwiseMax(0.0);
+  }, 10.0 * static_cast<double>(z.size()));
+}
+
 /// Gillis and Glineur's rule (Neural Computation 2012, accelerated HALS,
 /// alpha = 0.5) for the passes over a factor of `len` columns (z is k x len)
 /// per update: a pass costs about 2 len k^2 flops, and the right-hand side
@@ -267,7 +290,7 @@ inline double solve_factor(Mat& z, const Mat& g, const Mat& b,
       return first;
     }
     case Method::hals:
-      return hals_update(z, g, b, p.threads, p.inner, p.inner_tol);
+      return hals_update(z, g, b, p.threads, p.inner, p.inner_tol, p.chunk);
     default: {
       const double first = mu_pass(z, g, b, mu_eps, p.threads);
       for (int l = 2; l <= p.inner; ++l)
@@ -369,17 +392,7 @@ NmfResult nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   // fixed rows (components) are copied, never pushed, so they stay bit for
   // bit what they were
   auto push = [&](const Mat& z, const Mat& old, Mat& out, Index fixed) {
-    const Index kf = z.rows() - fixed;
-    out.resize(z.rows(), z.cols());
-    Parallel(p.threads).for_chunks(z.cols(), [&](Index c0, Index len) {
-      out.middleCols(c0, len).topRows(fixed) =
-          z.middleCols(c0, len).topRows(fixed);
-      out.middleCols(c0, len).bottomRows(kf) =
-          (z.middleCols(c0, len).bottomRows(kf) +
-           ex.beta * (z.middleCols(c0, len).bottomRows(kf) -
-                      old.middleCols(c0, len).bottomRows(kf)))
-              .cwiseMax(0.0);
-    }, 10.0 * static_cast<double>(z.size()));
+    detail::push_factor(z, old, ex.beta, fixed, p.threads, out);
   };
   // the objective of the iterate the fit would return now
   double objective = NAN;

@@ -1,0 +1,190 @@
+# Data read in column blocks: a DelayedMatrix (HDF5Array's HDF5Matrix and
+# TENxMatrix, or any DelayedArray with delayed operations on top) is never
+# realised whole. check_data() turns it into an "nmfkit_blocks" object after
+# one scan of its blocks; the fit pipeline scales it (on read), drops its
+# zero lines (a delayed subset) and starts from it like any data; nmf()'s
+# run streams it (run_streamed(): the core's driver, stream.hpp, asks for one
+# pass over the blocks per iteration). ARCHITECTURE.md, "Data read in
+# blocks".
+
+# Is x a DelayedArray matrix (to be read in blocks)?
+is_delayed <- function(x) {
+  methods::is(x, "DelayedMatrix")
+}
+
+# The streamed form of a DelayedMatrix `x`, after one scan of its blocks:
+# a list of class "nmfkit_blocks" with the matrix (`src`), the exponent `e`
+# its blocks are scaled by on read (x / 2^e), whether its blocks are read as
+# sparse (`sparse`), and the scan's totals: `sum`, `x2` (sum of squares),
+# `nnz` (nonzero entries). Returns list(x = , scan = ) as check_data().
+check_delayed <- function(x, arg, call, allow_zero_matrix = FALSE) {
+  if (!requireNamespace("DelayedArray", quietly = TRUE)) {
+    abort_nmfkit("{.arg {arg}} is a {.cls {class(x)[1]}}: reading it needs the {.pkg DelayedArray} package.",
+                 "dependency", call = call)
+  }
+  type <- DelayedArray::type(x)
+  if (!type %in% c("double", "integer", "logical")) {
+    abort_nmfkit(c("{.arg {arg}} must hold numbers.",
+                   "x" = "Its type is {.val {type}}."),
+                 "type", call = call, value = type)
+  }
+  if (nrow(x) == 0L || ncol(x) == 0L) {
+    abort_nmfkit(c("{.arg {arg}} must have at least one row and one column.",
+                   "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
+                 "empty", call = call)
+  }
+  sparse <- isTRUE(DelayedArray::is_sparse(x))
+  blocks <- structure(list(src = x, e = 0, sparse = sparse,
+                           src_sparse = sparse), class = "nmfkit_blocks")
+  scan <- scan_blocks(blocks)
+  if (!scan$finite) {
+    abort_nmfkit(c("{.arg {arg}} must have finite entries.",
+                   "x" = "It has NA, NaN or infinite entries.",
+                   "i" = "Missing entries (`na = \"omit\"`) need the data in memory."),
+                 "nonfinite", call = call)
+  }
+  if (scan$min < 0) {
+    abort_nmfkit(c("{.arg {arg}} must be nonnegative.",
+                   "x" = "Its smallest entry is {format(scan$min)}."),
+                 "negative", call = call, value = scan$min)
+  }
+  if (!allow_zero_matrix && scan$max <= 0) {
+    abort_nmfkit(c("{.arg {arg}} must have at least one nonzero entry.",
+                   "x" = "All {nrow(x)} x {ncol(x)} entries are zero."),
+                 "zero", call = call)
+  }
+  blocks[c("sum", "x2", "nnz")] <- scan[c("sum", "x2", "nnz")]
+  list(x = blocks, scan = scan)
+}
+
+#' @export
+dim.nmfkit_blocks <- function(x) dim(x$src)
+
+#' @export
+dimnames.nmfkit_blocks <- function(x) dimnames(x$src)
+
+#' @export
+print.nmfkit_blocks <- function(x, ...) {
+  cat(sprintf("<%d x %d %s matrix read in blocks>\n", nrow(x), ncol(x),
+              class(x$src)[1]))
+  invisible(x)
+}
+
+# Columns j0 + 1, ..., j0 + len of a blocks object as a double matrix or a
+# dgCMatrix (as its `sparse` says), at the scale x / 2^e. Read through
+# DelayedArray's extract_array() / extract_sparse_array() (which apply
+# delayed operations to the block only; read_block() costs 4 ms more per
+# call, as much as a small block's update), or by subsetting a matrix in
+# memory (the online fit of one).
+read_cols <- function(x, j0, len) {
+  src <- x$src
+  cols <- j0 + seq_len(len)
+  block <- if (!is_delayed(src)) {
+    src[, cols, drop = FALSE]
+  } else if (isTRUE(x$src_sparse)) {
+    methods::as(DelayedArray::extract_sparse_array(src, list(NULL, cols)),
+                "dgCMatrix")
+  } else {
+    DelayedArray::extract_array(src, list(NULL, cols))
+  }
+  if (is.matrix(block)) {
+    if (!is.double(block)) storage.mode(block) <- "double"
+    dimnames(block) <- NULL
+    if (x$sparse) block <- dense_as_dgc(block)
+  } else {
+    block@Dimnames <- list(NULL, NULL)
+  }
+  scale_data(block, x$e)
+}
+
+# The column blocks of a blocks object: 0-based starts and lengths. A
+# block is a whole number of the chunks of the core's H update (the chunk
+# length of n columns: at least 16, at most 64 chunks, as
+# detail::chunk_length()), so a streamed HALS update stops its inner
+# passes where the in-memory one does; as many chunks as fit in `budget`
+# bytes (an estimate of the block, its sparse transpose and the reading's
+# copies), at least one.
+block_layout <- function(x, budget = NULL) {
+  m <- nrow(x)
+  n <- ncol(x)
+  budget <- budget %||% DelayedArray::getAutoBlockSize()
+  chunk <- max(16, ceiling(n / 64))
+  per_col <- if (x$sparse) 3 * 12 * max(x$nnz / n, 1) else 2 * 8 * m
+  chunks <- max(1, floor(budget / (per_col * chunk)))
+  len <- min(n, chunk * chunks)
+  start <- seq(0, n - 1, by = len)
+  list(start = as.integer(start),
+       len = as.integer(pmin(len, n - start)))
+}
+
+# One read of every block: finite, min, max, the rows and columns with a
+# nonzero entry (as scan_data()), and the totals sum, x2 (sum of squares)
+# and nnz. Interruptible between blocks.
+scan_blocks <- function(x, budget = NULL) {
+  layout <- block_layout(structure(
+    modifyList(unclass(x), list(nnz = 0.01 * prod(dim(x)))),
+    class = "nmfkit_blocks"), budget)
+  m <- nrow(x)
+  out <- list(finite = TRUE, min = Inf, max = -Inf,
+              rows = logical(m), cols = logical(ncol(x)), sum = 0, x2 = 0,
+              nnz = 0)
+  for (b in seq_along(layout$start)) {
+    block <- read_cols(x, layout$start[b], layout$len[b])
+    s <- scan_data(block)
+    vals <- if (is.matrix(block)) block else block@x
+    out$finite <- out$finite && s$finite
+    if (!s$finite) return(out)
+    out$min <- min(out$min, s$min)
+    out$max <- max(out$max, s$max)
+    out$rows <- out$rows | s$rows
+    out$cols[layout$start[b] + seq_len(layout$len[b])] <- s$cols
+    out$sum <- out$sum + sum(vals)
+    out$x2 <- out$x2 + sum(vals * vals)
+    out$nnz <- out$nnz + sum(vals != 0)
+  }
+  out
+}
+
+# The kept lines of a blocks object: a delayed subset (zero lines change
+# none of its totals).
+kept_blocks <- function(x, keep) {
+  x$src <- x$src[keep$rows, keep$cols, drop = FALSE]
+  x
+}
+
+# One run of the streamed fit (Frobenius loss) from `start`: the core's
+# driver asks for a pass over the blocks per iteration (plus one for the
+# start). Under a sequential future plan the blocks are read here, one at
+# a time; under any other plan each pass is one future per block
+# (stream_pass()). Either way the blocks' terms are summed in block order,
+# so every plan gives the same bits.
+run_streamed <- function(x, start, method, control, penalty, fixed,
+                         stored) {
+  layout <- block_layout(x, control$block_size)
+  read <- function(b) read_cols(x, layout$start[b], layout$len[b])
+  pass <- if (!inherits(future::plan(), "sequential")) {
+    function(plan, H, H_plain) {
+      stream_pass(x, layout, plan, H, H_plain, control$threads)
+    }
+  }
+  r_nmf_streamed(nrow(x), ncol(x), x$x2 * 4^(-x$e), stored, layout$start,
+                 layout$len, read, pass, start$W, start$H, method, control,
+                 progress_callback(control), as.double(penalty),
+                 as.integer(fixed))
+}
+
+# One pass as futures: block b's columns of H (and of the plain iterate,
+# when the plan pushes) travel to a worker, which reads the block itself
+# (a file-backed matrix sends its path, never its data) and returns the
+# block's new H and its terms (W's sums, k x m and k x k).
+stream_pass <- function(x, layout, plan, H, H_plain, threads) {
+  items <- lapply(seq_along(layout$start), function(b) {
+    cols <- layout$start[b] + seq_len(layout$len[b])
+    list(b = b, H = H[, cols, drop = FALSE],
+         H_plain = if (!is.null(H_plain)) H_plain[, cols, drop = FALSE])
+  })
+  future.apply::future_lapply(items, function(item) {
+    block <- read_cols(x, layout$start[item$b], layout$len[item$b])
+    r_stream_block(block, plan, item$H, item$H_plain, threads)
+  }, future.seed = NULL)
+}
