@@ -197,7 +197,8 @@
 #' # projection of new counts under the same loss
 #' predict(kl, counts[, 1:3])
 #' @export
-nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
+nmf <- function(x, rank,
+                method = c("auto", "hals", "mu", "anls", "cd", "online"),
                 init = "auto", control = nmf_control(), nrun = 1L,
                 keep_data = TRUE, na = c("fail", "omit"), weights = NULL,
                 mask = NULL, loss = "frobenius", penalty = NULL,
@@ -240,6 +241,15 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
   method <- resolve_loss_method(method, loss)
   chosen <- method == "auto"
   method <- resolve_method(method, xfit)
+  if (method == "online") {
+    if (!is.null(masked)) {
+      abort_nmfkit(c("{.code method = \"online\"} fits data without missing entries, masks or weights.",
+                     "i" = "Use another method for {.arg na}, {.arg weights} or {.arg mask}."),
+                   "method", call = call, value = method)
+    }
+    # mini-batches of the data in memory are read as blocks too
+    if (!streamed) xfit <- memory_blocks(xfit)
+  }
   # what the core runs: with method "auto" on sparse data (by the share of
   # nonzeros, not the storage), accelerated HALS with the passes over each
   # factor chosen by Gillis and Glineur's cost rule (inner = "auto", which
@@ -254,8 +264,8 @@ nmf <- function(x, rank, method = c("auto", "hals", "mu", "anls", "cd"),
     if (streamed) xfit$sparse <- TRUE
   }
   if (identical(init, "auto")) {
-    init <- if (method == "anls" || chosen || streamed) "random" else
-      "nndsvda"
+    init <- if (method == "anls" || chosen || inherits(xfit, "nmfkit_blocks"))
+      "random" else "nndsvda"
   }
   spec <- list(method = method, engine = engine, masked = masked,
                image_dim = attr(x, "image_dim"), loss = loss,
@@ -318,6 +328,13 @@ declare_variant(
     }),
     block_size = setting(NULL, function(x, arg, call) {
       check_number(x, min = 1, arg = arg, call = call, what = "control")
+    }),
+    batch_size = setting(NULL, function(x, arg, call) {
+      check_count(x, min = 1, arg = arg, call = call, what = "control")
+    }),
+    forget = setting(0.01, function(x, arg, call) {
+      check_number(x, min = 0, max = 1, strict = TRUE, arg = arg,
+                   call = call, what = "control")
     })
   ),
   # a masked fit keeps every line: its masks and weights are indexed by
@@ -403,6 +420,9 @@ run_nmf <- function(x, start, method, control, masked = NULL, e = 0,
     # form (as the in-memory fit, which runs sparse data, or dense data
     # made sparse by method = "auto"), else every entry
     stored <- if (x$sparse) x$nnz else as.double(nrow(x)) * ncol(x)
+    if (method == "online") {
+      return(run_online(x, start, control, penalty, fixed, stored))
+    }
     return(run_streamed(x, start, method, control, penalty, fixed, stored))
   }
   if (!is.null(masked)) {

@@ -54,7 +54,12 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   } else {
     read(newdata)
   }
-  h <- solve(newdata)
+  # a DelayedMatrix is solved a block of columns at a time
+  h <- if (inherits(newdata, "nmfkit_blocks")) {
+    solve_blocks(newdata, solve)
+  } else {
+    solve(newdata)
+  }
   if (is.null(dimnames(h))) {
     dimnames(h) <- list(colnames(object$W), colnames(newdata))
   }

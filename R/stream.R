@@ -188,3 +188,52 @@ stream_pass <- function(x, layout, plan, H, H_plain, threads) {
     r_stream_block(block, plan, item$H, item$H_plain, threads)
   }, future.seed = NULL)
 }
+
+# Data in memory (a double matrix or dgCMatrix) as a blocks object, for the
+# online fit's mini-batches: the totals of scan_blocks() without a read.
+memory_blocks <- function(x) {
+  sparse <- inherits(x, "dgCMatrix")
+  vals <- if (sparse) x@x else x
+  structure(list(src = x, e = 0, sparse = sparse, src_sparse = sparse,
+                 sum = sum(vals), x2 = sum(vals * vals),
+                 nnz = sum(vals != 0)),
+            class = "nmfkit_blocks")
+}
+
+# The mini-batches of the online fit: `batch_size` columns (default: the
+# H update's chunk, about n / 64 and at least 16: 64 batches per pass),
+# rounded up to whole chunks.
+batch_layout <- function(x, batch_size = NULL) {
+  n <- ncol(x)
+  chunk <- max(16, ceiling(n / 64))
+  len <- min(n, chunk * max(1, ceiling((batch_size %||% chunk) / chunk)))
+  start <- seq(0, n - 1, by = len)
+  list(start = as.integer(start), len = as.integer(pmin(len, n - start)))
+}
+
+# One run of the online fit (Frobenius loss) from `start`: one pass over
+# the mini-batches per iteration, each batch's H then W updated (HALS, the
+# passes by Gillis and Glineur's cost rule unless control$inner is given),
+# and a last pass solving H given the final W.
+run_online <- function(x, start, control, penalty, fixed, stored) {
+  layout <- batch_layout(x, control$batch_size)
+  read <- function(b) read_cols(x, layout$start[b], layout$len[b])
+  engine <- control
+  if (is.null(engine$inner)) engine$inner <- "auto"
+  r_nmf_online(nrow(x), ncol(x), x$x2 * 4^(-x$e), stored, layout$start,
+               layout$len, read, start$W, start$H, "hals", engine,
+               progress_callback(control), as.double(penalty),
+               as.integer(fixed), control$forget %||% 0.01)
+}
+
+# solve(block) for every block of columns of a blocks object (predict():
+# each column's coefficients depend on that column only), bound in order.
+solve_blocks <- function(x, solve) {
+  layout <- block_layout(x)
+  parts <- lapply(seq_along(layout$start), function(b) {
+    solve(read_cols(x, layout$start[b], layout$len[b]))
+  })
+  h <- do.call(cbind, parts)
+  dimnames(h) <- NULL
+  h
+}

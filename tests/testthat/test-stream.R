@@ -167,3 +167,66 @@ test_that("what needs the data in memory is a classed error on streamed data", {
   expect_error(nmf(xd, 3, control = nmf_control(block_size = -1)),
                class = "nmfkit_error")
 })
+
+test_that("predict() on a DelayedMatrix solves it block by block", {
+  x <- stream_data(n = 300)
+  set.seed(6)
+  fit <- nmf(x, 3)
+  xd <- DelayedArray::DelayedArray(Matrix::Matrix(x, sparse = TRUE))
+  expect_equal(predict(fit, xd), predict(fit, x), tolerance = 1e-12)
+  expect_identical(colnames(predict(fit, xd)), colnames(x))
+  expect_identical(predict(fit, xd, type = "class"),
+                   predict(fit, x, type = "class"))
+})
+
+test_that("nmf_rank() on a DelayedMatrix says how to sample it", {
+  xd <- DelayedArray::DelayedArray(stream_data(n = 100))
+  expect_error(nmf_rank(xd, 2:3), class = "nmfkit_error_streamed")
+})
+
+test_that("online NMF: passes over mini-batches, in memory and on disk alike", {
+  set.seed(7)
+  w <- matrix(runif(80 * 6), 80) * (runif(480) < 0.4)
+  h <- matrix(runif(6 * 3000), 6)
+  x <- w %*% h
+  x[] <- rpois(length(x), 5 * x)
+  xs <- Matrix::Matrix(x, sparse = TRUE)
+  ctrl <- nmf_control(max_iter = 6, tol = 0)
+  set.seed(8)
+  on <- nmf(xs, 6, method = "online", control = ctrl)
+  expect_identical(on$method, "online")
+  expect_identical(on$iterations, 6L)
+  # one loss per pass, then the exact error of the W, H returned
+  expect_length(on$loss, 7)
+  exact <- sqrt(sum((x - on$W %*% on$H)^2) / sum(x^2))
+  expect_equal(on$loss[7], exact, tolerance = 1e-8)
+  expect_lt(on$loss[6], on$loss[1])
+  # within 2 % of the batch fit's error at convergence
+  set.seed(8)
+  batch <- nmf(xs, 6, control = nmf_control(tol = 1e-6, max_iter = 500))
+  expect_lt(on$loss[7], 1.02 * batch$loss[length(batch$loss)])
+  # the same mini-batches read from a DelayedMatrix, dense or sparse: the
+  # same bits; 2 threads too
+  set.seed(8)
+  on_d <- nmf(DelayedArray::DelayedArray(xs), 6, method = "online",
+              control = ctrl)
+  expect_identical(on_d$W, on$W)
+  expect_identical(on_d$H, on$H)
+  set.seed(8)
+  on_2 <- nmf(xs, 6, method = "online",
+              control = nmf_control(max_iter = 6, tol = 0, threads = 2))
+  expect_identical(on_2$W, on$W)
+  # scale equivariance: the same passes, factors scaled by sqrt(c)
+  set.seed(8)
+  on_c <- nmf(xs * 1024, 6, method = "online", control = ctrl)
+  expect_equal(on_c$W, on$W * 32, tolerance = 1e-10)
+  expect_equal(on_c$loss, on$loss, tolerance = 1e-10)
+  # what online does not fit
+  expect_error(nmf(xs, 6, method = "online", weights = 2 * (x >= 0)),
+               class = "nmfkit_error_method")
+  expect_error(nmf(xs, 6, method = "online", loss = "kl"),
+               class = "nmfkit_error_method")
+  expect_error(nmf(xs, 6, method = "online",
+                   control = nmf_control(forget = 0)),
+               class = "nmfkit_error")
+})
