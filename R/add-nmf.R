@@ -55,9 +55,14 @@
 #'   sce <- SingleCellExperiment::SingleCellExperiment(
 #'     assays = list(counts = counts))
 #'   sce <- add_nmf(sce, rank = 3, loss = "kl")
-#'   dim(SingleCellExperiment::reducedDim(sce, "NMF"))
-#'   head(attr(SingleCellExperiment::reducedDim(sce, "NMF"), "rotation"))
-#'   S4Vectors::metadata(sce)$NMF
+#'   reduced <- SingleCellExperiment::reducedDim(sce, "NMF")
+#'   print(dim(reduced))                     # cells x components
+#'   print(head(attr(reduced, "rotation")))  # genes x components: W
+#'   print(S4Vectors::metadata(sce)$NMF)
+#'   # a fit made before (here consensus programs) is stored as it is
+#'   cons <- nmf_consensus(sce, rank = 3, nrun = 4)
+#'   sce <- add_nmf(sce, model = cons$fits[["3"]], name = "cNMF")
+#'   SingleCellExperiment::reducedDimNames(sce)
 #' }
 #' if (requireNamespace("SeuratObject", quietly = TRUE)) {
 #'   obj <- SeuratObject::CreateSeuratObject(
