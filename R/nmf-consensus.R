@@ -35,7 +35,8 @@
 #' keeps them all (`nrun * rank` columns of the data's length).
 #'
 #' @param x A nonnegative matrix, numeric data frame or `dgCMatrix` (samples
-#'   as columns).
+#'   as columns), or data in a container, as for [nmf()] (see
+#'   [nmfkit-containers]).
 #' @param rank The number of programs: one rank, or several to compare
 #'   (whole numbers from 1 to `min(dim(x))`).
 #' @param nrun Runs per rank, at least 2.
@@ -46,6 +47,8 @@
 #' @param keep_data Keep a reference to `x` in the models.
 #' @param ... Arguments of [nmf()] for every run: `method` and `control`.
 #'   Every run starts from `init = "random"`.
+#' @param assay The assay (or Seurat layer) of a container `x`, as in
+#'   [nmf()].
 #' @return An object of class `nmfkit_consensus`: a list with `ranks`;
 #'   `results`, a data frame with one row per rank: `rank`, `stability`
 #'   (mean silhouette width; `NA` at rank 1), `error`, `kept` (share of the
@@ -74,8 +77,10 @@
 #' plot(fit, type = "basis")
 #' @export
 nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
-                          neighbors = 0.3, keep_data = TRUE, ...) {
+                          neighbors = 0.3, keep_data = TRUE, ...,
+                          assay = "counts") {
   call <- match.call()
+  x <- input_matrix(x, assay)
   x <- check_data(x)
   if (missing(rank)) check_rank(rank, min(dim(x)))
   ranks <- check_ranks(rank, min(dim(x)), arg = "rank")

@@ -140,6 +140,8 @@ plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
 #' @param tol,max_passes Stopping rule of the coordinate descent, as in
 #'   [predict.nmfkit()].
 #' @param ... Unused; an argument given here is an error (a misspelling).
+#' @param assay For `newdata` in a container: its assay (or Seurat layer),
+#'   as in [predict.nmfkit()].
 #' @return A components x columns matrix of coefficients.
 #' @examples
 #' x <- swimmer()
@@ -149,7 +151,7 @@ plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
 #' @export
 predict.nmfkit_joint <- function(object, newdata, type = c("coef", "class"),
                                  normalize = object$normalize, tol = 1e-12,
-                                 max_passes = 2000L, ...) {
+                                 max_passes = 2000L, ..., assay = "counts") {
   check_dots_empty()
   check_flag(normalize)
   predict_with(object, newdata, type, read = function(newdata) {
@@ -158,7 +160,7 @@ predict.nmfkit_joint <- function(object, newdata, type = c("coef", "class"),
   }, solve = function(newdata) {
     nnls_coef(newdata, object$W, check_number(tol, min = 0),
               check_count(max_passes, min = 1), object$control$threads)
-  })
+  }, assay = assay)
 }
 
 # With normalize = TRUE the pooled data are fitted with each set's columns

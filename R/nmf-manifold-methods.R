@@ -106,6 +106,8 @@ clusters.nmfkit_manifold <- function(object, ...) {
 #'   cluster of each point, the largest code).
 #' @param tol,max_passes Stopping rule of the coordinate descent.
 #' @param ... Unused.
+#' @param assay For `newdata` in a container: its assay (or Seurat layer),
+#'   as in [predict.nmfkit()].
 #' @return `fitted()`, `residuals()`: features x points matrices;
 #'   `predict()`: codes or clusters.
 #' @examples
@@ -125,7 +127,8 @@ fitted.nmfkit_manifold <- function(object, ...) {
 #' @rdname fitted.nmfkit_manifold
 #' @export
 predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
-                                    tol = 1e-12, max_passes = 2000L, ...) {
+                                    tol = 1e-12, max_passes = 2000L, ...,
+                                    assay = "counts") {
   check_dots_empty()
   predict_with(object, newdata, type, read = function(newdata) {
     call <- rlang::caller_env(2)
@@ -146,7 +149,7 @@ predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
   }, solve = function(newdata) {
     nnls_coef(newdata, object$W, check_number(tol, min = 0),
               check_count(max_passes, min = 1), object$control$threads)
-  })
+  }, assay = assay)
 }
 
 #' Plot a manifold-regularised fit

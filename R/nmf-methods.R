@@ -26,7 +26,8 @@ print_extra.nmfkit_nmf <- function(x, digits = 3L, ...) {
 #' @rdname predict.nmfkit
 #' @export
 predict.nmfkit_nmf <- function(object, newdata, type = c("coef", "class"),
-                               tol = 1e-12, max_passes = 2000L, ...) {
+                               tol = 1e-12, max_passes = 2000L, ...,
+                               assay = "counts") {
   beta <- object$beta %||% 2
   if (beta == 2) return(NextMethod())
   check_dots_empty()
@@ -35,5 +36,5 @@ predict.nmfkit_nmf <- function(object, newdata, type = c("coef", "class"),
     check_positive_for_loss(newdata, loss, NULL, call = rlang::caller_env(4))
     divergence_coef(newdata, object$W, loss, check_number(tol, min = 0),
                     check_count(max_passes, min = 1), object$control$threads)
-  })
+  }, assay = assay)
 }

@@ -49,7 +49,10 @@
 #' [progressr::with_progress()] to see it).
 #'
 #' @param x A nonnegative matrix or `dgCMatrix` (samples as columns); `NA`
-#'   entries are left out of every fit and never held out.
+#'   entries are left out of every fit and never held out. Or data in a
+#'   container, as for [nmf()]: a `SummarizedExperiment`,
+#'   `SingleCellExperiment`, `Seurat` object, quanteda `dfm` or tidytext
+#'   count table (see [nmfkit-containers]).
 #' @param ranks Ranks to try: whole numbers from 1 to `min(dim(x))`.
 #' @param method `"cv"` or `"consensus"`.
 #' @param fit The fitting function: [nmf()] or another nmfkit function that
@@ -61,6 +64,8 @@
 #' @param ... Further arguments of `fit`, such as `init` or `control`.
 #'   `method` is `nmf_rank()`'s own; to choose the fit's method, wrap it:
 #'   `fit = function(...) nmf(..., method = "hals")`.
+#' @param assay The assay (or Seurat layer) of a container `x`, as in
+#'   [nmf()].
 #' @return An object of class `nmfkit_rank`: a list with `method`, `ranks`,
 #'   `results` (a data frame with one row per rank and fold for `"cv"`:
 #'   `rank`, `fold`, `error`; one row per rank for `"consensus"`: `rank`,
@@ -83,8 +88,10 @@
 #' plot(r)
 #' @export
 nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
-                     fraction = 0.05, nfolds = 3L, nrun = 10L, ...) {
+                     fraction = 0.05, nfolds = 3L, nrun = 10L, ...,
+                     assay = "counts") {
   call <- match.call()
+  x <- input_matrix(x, assay)
   if (is_delayed(x)) {
     # the folds are masked fits, which hold the data in memory
     abort_nmfkit(c("{.fn nmf_rank} holds out entries of {.arg x} in masked fits, which need {.arg x} in memory.",

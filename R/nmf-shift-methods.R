@@ -88,6 +88,8 @@ fitted.nmfkit_shift <- function(object, ...) {
 #' @param type `"coef"` or `"class"`, as in [predict.nmfkit()].
 #' @param inner Sweeps of block coordinate descent.
 #' @param ... Unused; an argument given here is an error (a misspelling).
+#' @param assay For `newdata` in a container: its assay (or Seurat layer),
+#'   as in [predict.nmfkit()].
 #' @return The coefficients, an atoms x images matrix like every
 #'   `predict()` of nmfkit, with the placements as attributes: `shifts`
 #'   (list of `row` and `col` offset matrices), `g` (0-based shift indices)
@@ -103,7 +105,7 @@ fitted.nmfkit_shift <- function(object, ...) {
 #' attr(h, "shifts")
 #' @export
 predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
-                                 inner = object$inner, ...) {
+                                 inner = object$inner, ..., assay = "counts") {
   check_dots_empty()
   if (missing(newdata) && identical(type[1], "coef")) {
     return(structure(object$H, shifts = object$shifts, g = object$g,
@@ -125,7 +127,7 @@ predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
     dimnames(H) <- dimnames(g) <- dn
     structure(H, shifts = shift_offsets(g, object$image_dim, dn), g = g,
               relative_error = p$loss)
-  })
+  }, assay = assay)
 }
 
 #' Plot a shift-invariant NMF fit

@@ -154,6 +154,8 @@ fitted.nmfkit_stratified <- function(object, ...) {
 #' @param tol,max_passes Stopping rule of the coordinate descent, as in
 #'   [predict.nmfkit()].
 #' @param ... Unused; an argument given here is an error (a misspelling).
+#' @param assay For `newdata` in a container: its assay (or Seurat layer),
+#'   as in [predict.nmfkit()].
 #' @return A components x samples matrix of coefficients; without `newdata`,
 #'   the fitted coefficients `H`.
 #' @examples
@@ -164,7 +166,8 @@ fitted.nmfkit_stratified <- function(object, ...) {
 #' @export
 predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
                                       type = c("coef", "class"),
-                                      tol = 1e-12, max_passes = 2000L, ...) {
+                                      tol = 1e-12, max_passes = 2000L, ...,
+                                      assay = "counts") {
   check_dots_empty()
   group <- NULL
   predict_with(object, newdata, type, read = function(newdata) {
@@ -190,7 +193,7 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
                                    scale_data(object$W, ew),
                                    scale_data(object$V, ex), tol, max_passes,
                                    object$control$threads), ex - ew)
-  })
+  }, assay = assay)
 }
 
 #' Plot a stratified NMF fit

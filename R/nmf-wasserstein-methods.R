@@ -185,6 +185,8 @@ print.summary.nmfkit_wasserstein <- function(x, digits = max(3L, getOption("digi
 #' @param newdata Histograms with the fit's bins as rows (normalised).
 #' @param type `"coef"` or `"class"`, as in [predict.nmfkit()].
 #' @param ... Unused; an argument given here is an error (a misspelling).
+#' @param assay For `newdata` in a container: its assay (or Seurat layer),
+#'   as in [predict.nmfkit()].
 #' @return A components x samples matrix whose columns lie on the simplex.
 #' @examples
 #' set.seed(1)
@@ -195,7 +197,8 @@ print.summary.nmfkit_wasserstein <- function(x, digits = max(3L, getOption("digi
 #' round(predict(fit, x[, 1:3]), 3)
 #' @export
 predict.nmfkit_wasserstein <- function(object, newdata,
-                                       type = c("coef", "class"), ...) {
+                                       type = c("coef", "class"), ...,
+                                       assay = "counts") {
   check_dots_empty()
   predict_with(object, newdata, type, read = function(newdata) {
     newdata <- check_newdata(newdata, nrow(object$W))
@@ -204,7 +207,7 @@ predict.nmfkit_wasserstein <- function(object, newdata,
     r_wasserstein_weights(newdata, object$W, object$ground$spec,
                           object$epsilon, object$rho[["weights"]],
                           wasserstein_engine(object$control))$H
-  })
+  }, assay = assay)
 }
 
 #' Plot a Wasserstein NMF fit

@@ -105,6 +105,16 @@
 #' the fit is [predict()]. Fits with fixed components keep all-zero lines
 #' in the fit.
 #'
+#' @section Containers and text:
+#' `x` may be a `SummarizedExperiment` or `SingleCellExperiment` (its assay
+#' `assay`: genes are the features, cells the samples), a `Seurat` object
+#' (the layer `assay` of its default assay), a quanteda `dfm` (documents
+#' are its rows: it is transposed, terms x documents) or a tidytext count
+#' table with columns `document`, `term` and `n` (terms x documents). The
+#' fit is that of the matrix they hold, with its dimnames.
+#' [add_nmf()] fits and stores the result in the container. See
+#' [nmfkit-containers].
+#'
 #' @section Missing entries, masks and weights:
 #' With `na = "omit"`, `weights` or `mask`, the loss is
 #' `sum(a * (x - W H)^2) / 2` with entry weights `a` (0 for a missing or
@@ -131,7 +141,9 @@
 #' weights are used as a dense matrix.
 #'
 #' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
-#'   with samples as columns.
+#'   with samples as columns; or data in its container (see "Containers and
+#'   text"): a `SummarizedExperiment` or `SingleCellExperiment` (genes x
+#'   cells), a `Seurat` object, a quanteda `dfm` or a tidytext count table.
 #' @param rank Number of components, from 1 to `min(dim(x))`.
 #' @param method `"auto"`, `"hals"`, `"mu"`, `"anls"` or `"cd"`
 #'   (coordinate descent under the loss: `"hals"` for Frobenius, Newton
@@ -167,6 +179,11 @@
 #' @param fixed `NULL`, or `list(W = , H = )` (either or both): a
 #'   nonnegative matrix of known columns of `W` (features x a) or rows of `H`
 #'   (b x samples), kept fixed as the first components.
+#' @param assay For `x` in a `SummarizedExperiment` or
+#'   `SingleCellExperiment`: the assay to factorise, by name or index
+#'   (`"counts"` by default); for a `Seurat` object, the layer (slot) of its
+#'   default assay. Other data have no assays: it is not used for them
+#'   (but must still be a name or an index). See [nmfkit-containers].
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
 #'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
 #'   iteration, computed from the Gram matrices `W'W` and `HH'` without
@@ -202,8 +219,9 @@ nmf <- function(x, rank,
                 init = "auto", control = nmf_control(), nrun = 1L,
                 keep_data = TRUE, na = c("fail", "omit"), weights = NULL,
                 mask = NULL, loss = "frobenius", penalty = NULL,
-                fixed = NULL) {
+                fixed = NULL, assay = "counts") {
   call <- match.call()
+  x <- input_matrix(x, assay)
   na <- check_choice(na)
   checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
   data <- x  # what the model keeps: a DelayedMatrix by reference

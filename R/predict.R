@@ -15,7 +15,12 @@
 #'   the largest coefficient of each sample, as [clusters()] gives for the
 #'   fit's own samples). The same two types for every variant.
 #' @param newdata A nonnegative matrix (or numeric data frame, or
-#'   `dgCMatrix`) with the same features as the fit in its rows.
+#'   `dgCMatrix`) with the same features as the fit in its rows; or new
+#'   samples in a container (a `SummarizedExperiment`,
+#'   `SingleCellExperiment`, `Seurat` object, quanteda `dfm` or tidytext
+#'   count table, see [nmfkit-containers]).
+#' @param assay For `newdata` in a container: its assay (or Seurat layer),
+#'   by name or index, as in [nmf()].
 #' @param tol,max_passes Stopping rule of the coordinate descent: stop when
 #'   the projected-gradient violation falls to `tol` times its first value, or
 #'   after `max_passes` passes.
@@ -30,25 +35,28 @@
 #' max(abs(h - coef(fit)[, 1:5]))
 #' @export
 predict.nmfkit <- function(object, newdata, type = c("coef", "class"),
-                           tol = 1e-12, max_passes = 2000L, ...) {
+                           tol = 1e-12, max_passes = 2000L, ...,
+                           assay = "counts") {
   check_dots_empty()
   predict_with(object, newdata, type, function(newdata) {
     nnls_coef(newdata, object$W, check_number(tol, min = 0),
               check_count(max_passes, min = 1), object$control$threads)
-  })
+  }, assay = assay)
 }
 
 # The predict() scaffold every variant's method goes through: `type`,
-# the fit's own coefficients (or clusters()) without `newdata`, the
+# the fit's own coefficients (or clusters()) without `newdata`, the matrix
+# of a container `newdata` (its assay `assay`, input_matrix()), the
 # variant's reading of `newdata` (`read`, by default check_newdata()), its
 # solver `solve(newdata)`, the dimnames, and "class" as the component of
 # the largest coefficient.
 predict_with <- function(object, newdata, type, solve, read = NULL,
-                         call = rlang::caller_env()) {
+                         assay = "counts", call = rlang::caller_env()) {
   type <- check_choice(type, c("coef", "class"), arg = "type", call = call)
   if (missing(newdata) || is.null(newdata)) {
     return(if (type == "class") clusters(object) else object$H)
   }
+  newdata <- input_matrix(newdata, assay, arg = "newdata", call = call)
   newdata <- if (is.null(read)) {
     check_newdata(newdata, nrow(object$W), arg = "newdata", call = call)
   } else {

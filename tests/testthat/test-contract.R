@@ -624,6 +624,72 @@ test_that("the bad-input table gives classed errors", {
                                             H = matrix(1, 2, 10)))),
          "nmfkit_error_init")
   )
+  # containers (R/input.R, R/add-nmf.R): `assay` is checked for any data;
+  # the methods of add_nmf() with their containers' packages (Suggests)
+  tab <- data.frame(document = c("a", "b"), term = "t", n = c(1, -1))
+  rows <- c(rows, list(
+    list("nmf", quote(nmf(x, 2, assay = NA)), "nmfkit_error_assay"),
+    list("nmf", quote(nmf(tab, 1)), "nmfkit_error_negative"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, assay = 0)), "nmfkit_error_assay"),
+    list("nmf_consensus", quote(nmf_consensus(x, 2, nrun = 2, assay = "")),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit", quote(predict(f$fit, x, assay = NA)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_nmf", quote(predict(kl, x, assay = 1.5)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_joint", quote(predict(f$jfit, x, assay = NA)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_manifold", quote(predict(f$mfit, x, assay = NA)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_shift", quote(predict(f$shfit, f$sim$x, assay = NA)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_stratified",
+         quote(predict(f$sfit, x, strata = rep("a", 10), assay = NA)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_wasserstein",
+         quote(predict(f$wfit, f$hist, assay = NA)), "nmfkit_error_assay"),
+    list("add_nmf", quote(add_nmf(x, 2)), "nmfkit_error_type"),
+    list("add_nmf.default", quote(add_nmf(list(), 2)), "nmfkit_error_type")
+  ))
+  have_sce <- requireNamespace("SingleCellExperiment", quietly = TRUE)
+  have_seurat <- requireNamespace("SeuratObject", quietly = TRUE)
+  if (have_sce) {
+    sce <- SingleCellExperiment::SingleCellExperiment(list(counts = x))
+    rows <- c(rows, list(
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, rank = 0)),
+           "nmfkit_error_rank"),
+      list("add_nmf.SingleCellExperiment",
+           quote(add_nmf(sce, 2, assay = "logcounts")), "nmfkit_error_assay"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, 2, name = NA)),
+           "nmfkit_error_name"),
+      list("add_nmf.SingleCellExperiment",
+           quote(add_nmf(sce, 2, keep_data = NA)), "nmfkit_error_flag"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, model = 1)),
+           "nmfkit_error_model")
+    ))
+  }
+  if (have_seurat) {
+    sx <- round(10 * x)
+    dimnames(sx) <- list(paste0("g", seq_len(nrow(x))),
+                         paste0("c", seq_len(ncol(x))))
+    so <- suppressWarnings(SeuratObject::CreateSeuratObject(
+      methods::as(sx, "CsparseMatrix")))
+    rows <- c(rows, list(
+      list("add_nmf.Seurat", quote(add_nmf(so, rank = 0)), "nmfkit_error_rank"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, assay = "scale.data")),
+           "nmfkit_error_assay"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, seurat_assay = "ADT")),
+           "nmfkit_error_assay"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, name = "")),
+           "nmfkit_error_name"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, key = "NMF")),
+           "nmfkit_error_name"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, keep_data = NA)),
+           "nmfkit_error_flag"),
+      list("add_nmf.Seurat", quote(add_nmf(so, model = f$jfit)),
+           "nmfkit_error_dimension")
+    ))
+  }
   # corrupted sparse objects of each layout in every sparse argument
   bad_d <- corrupt_sparse(x, "d")
   bad_l <- corrupt_sparse(x, "l")
@@ -665,7 +731,9 @@ test_that("the bad-input table gives classed errors", {
   # coverage: every exported function and method, every choice argument
   covered <- vapply(rows, `[[`, character(1), 1)
   api <- nmfkit_api()
-  exempt <- grep("^print", api, value = TRUE)
+  exempt <- c(grep("^print", api, value = TRUE),
+              if (!have_sce) "add_nmf.SingleCellExperiment",
+              if (!have_seurat) "add_nmf.Seurat")
   expect_setequal(setdiff(api, c(sub("\\$.*", "", covered), exempt)),
                   character())
   choices <- unlist(lapply(setdiff(api, exempt), function(fn) {
