@@ -71,6 +71,12 @@ test_that("the bad-input table gives classed errors", {
     list("nmf_control", quote(nmf_control(verbose = "yes")),
          "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(eps = -1)), "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(block_size = -1)),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(batch_size = 0)),
+         "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(forget = 0)),
+         "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(extrapolate = NA)),
          "nmfkit_error_control"),
     list("nmf_joint", quote(nmf_joint(x, f$x2, rank = 10,
@@ -731,7 +737,10 @@ test_that("the bad-input table gives classed errors", {
   # coverage: every exported function and method, every choice argument
   covered <- vapply(rows, `[[`, character(1), 1)
   api <- nmfkit_api()
+  # (methods of the internal class of data read in blocks, which no user
+  # input reaches, are exempt)
   exempt <- c(grep("^print", api, value = TRUE),
+              grep("\\.nmfkit_blocks$", api, value = TRUE),
               if (!have_sce) "add_nmf.SingleCellExperiment",
               if (!have_seurat) "add_nmf.Seurat")
   expect_setequal(setdiff(api, c(sub("\\$.*", "", covered), exempt)),

@@ -124,3 +124,31 @@ test_that("Ctrl-C stops the k-NN graphs and SMRMF's exemplar start", {
   skip_if_not_installed("callr")
   expect_interruptible(manifold_interrupt_cases(), settle = 1, within = 3)
 })
+
+# Data read in blocks: the scan of a DelayedMatrix, the streamed fit's
+# passes (interrupts are polled between blocks and inside each block's
+# products) and the online fit's mini-batches.
+stream_interrupt_cases <- function() {
+  big <- function() {
+    DelayedArray::DelayedArray(matrix(stats::runif(2000 * 4000), 2000))
+  }
+  list(
+    streamed = function() {
+      x <- big()
+      ctrl <- nmfkit::nmf_control(max_iter = 1e6, tol = 0, block_size = 2^22)
+      function() nmfkit::nmf(x, 20, control = ctrl)
+    },
+    online = function() {
+      x <- big()
+      ctrl <- nmfkit::nmf_control(max_iter = 1e6, tol = 0)
+      function() nmfkit::nmf(x, 20, method = "online", control = ctrl)
+    }
+  )
+}
+
+test_that("Ctrl-C stops streamed and online fits", {
+  skip_on_cran()
+  skip_if_not_installed("callr")
+  skip_if_not_installed("DelayedArray")
+  expect_interruptible(stream_interrupt_cases(), settle = 3, within = 3)
+})
