@@ -58,6 +58,15 @@
 #'   are listed in [nmf_manifold()].
 #'
 #' @section Settings read by one function only:
+#' * `block_size` ([nmf()] on a `DelayedMatrix`): the memory budget of a
+#'   block of columns, in bytes (default
+#'   `DelayedArray::getAutoBlockSize()`); a block is at least one chunk of
+#'   the `H` update (about `n / 64` columns).
+#' * `batch_size` ([nmf()] with `method = "online"`): columns per
+#'   mini-batch, rounded up to whole chunks (default about `n / 64`).
+#' * `forget` ([nmf()] with `method = "online"`): the weight each pass over
+#'   the data keeps of the earlier batches' statistics, in `(0, 1]`
+#'   (default `0.01`; scikit-learn's `MiniBatchNMF` keeps `0.7`).
 #' * `extrapolate` ([nmf()]): `TRUE` (default) or `FALSE`. Extrapolation
 #'   between iterations (Ang and Gillis 2019): each iteration starts from
 #'   the last iterate pushed along its last move, `beta` growing while the

@@ -79,6 +79,42 @@
 #' `c * x` takes the same iterations and returns `sqrt(c)` times the
 #' factors.
 #'
+#' @section Data larger than memory:
+#' A `DelayedMatrix` (from the DelayedArray package: an
+#' `HDF5Array::HDF5Matrix`, a sparse `HDF5Array::TENxMatrix`, or any
+#' delayed operation such as `log1p(x)` on top of one) is read in blocks of
+#' columns and never realised whole. One read checks it (finite,
+#' nonnegative) and finds its zero lines; then each iteration reads every
+#' block once: the block's columns of `H` are solved given `W` and the
+#' block's terms of `W`'s update (`X_J H_J'`, `H_J H_J'`) are added up, so
+#' the fit holds one block and `O((m + n) rank)` numbers. It is the
+#' in-memory fit, iteration for iteration (the same methods, extrapolation,
+#' penalties and fixed components; equal to about `1e-10`, the order of
+#' the sums differing), and the same on any number of threads. Blocks are
+#' whole chunks of the `H` update (about `n / 64` columns) and as many as
+#' fit in `control$block_size` bytes (default
+#' [DelayedArray::getAutoBlockSize()], 100 MB). The start is `"random"`
+#' (NNDSVD would need the data in memory); masks, weights, `NA` and the
+#' divergence losses need the data in memory. Under a `future::plan()`
+#' other than `sequential`, each pass runs one future per block: the
+#' worker reads its block itself (a file-backed matrix travels as its path)
+#' and returns its `H` columns and sums (`k x m` and `k x k`), which are
+#' added in block order, so every plan gives the same bits. See
+#' [write_tenx()] to put a `dgCMatrix` on disk, and
+#' the article "Data larger than memory".
+#'
+#' `method = "online"` is online NMF for data too large to read many times
+#' (Mairal et al. 2010, with mini-batches as scikit-learn's
+#' `MiniBatchNMF`): each iteration is one pass over mini-batches of
+#' `control$batch_size` columns (default about `n / 64`); each batch's `H`
+#' is solved given `W`, then `W` is updated from the batches' statistics
+#' `A = sum(H_J H_J')` and `B = sum(X_J H_J')`, of which each pass keeps
+#' the weight `control$forget` (default `0.01`). `loss` has one entry per
+#' pass (the batches' errors as they were solved) and a last one, the exact
+#' error of the result after a final pass that solves every column of `H`
+#' given the final `W`. It works on data in memory and read in blocks
+#' alike (the same mini-batches, the same fit).
+#'
 #' @section Penalties and fixed components:
 #' `penalty = c(l1_W = , l1_H = , l2_W = , l2_H = )` (or `l1 =`, `l2 =`
 #' for both factors) adds `s1 * l1 * sum(Z) + s2 * l2 * sum(Z^2) / 2` for
@@ -140,15 +176,17 @@
 #' the fit, and neither the data nor the weights are densified); dense
 #' weights are used as a dense matrix.
 #'
-#' @param x A nonnegative numeric matrix, numeric data frame or `dgCMatrix`,
-#'   with samples as columns; or data in its container (see "Containers and
+#' @param x A nonnegative numeric matrix, numeric data frame, `dgCMatrix` or
+#'   `DelayedMatrix` (read in blocks: see "Data larger than memory"), with
+#'   samples as columns; or data in its container (see "Containers and
 #'   text"): a `SummarizedExperiment` or `SingleCellExperiment` (genes x
 #'   cells), a `Seurat` object, a quanteda `dfm` or a tidytext count table.
 #' @param rank Number of components, from 1 to `min(dim(x))`.
-#' @param method `"auto"`, `"hals"`, `"mu"`, `"anls"` or `"cd"`
+#' @param method `"auto"`, `"hals"`, `"mu"`, `"anls"`, `"cd"`
 #'   (coordinate descent under the loss: `"hals"` for Frobenius, Newton
-#'   coordinate descent for KL). Under KL `"cd"` and `"mu"`, under other
-#'   betas `"mu"`.
+#'   coordinate descent for KL) or `"online"` (mini-batches, Frobenius
+#'   only; see "Data larger than memory"). Under KL `"cd"` and `"mu"`, under
+#'   other betas `"mu"`.
 #' @param init `"auto"`, `"nndsvda"`, `"nndsvd"`, `"nndsvdar"`, `"random"`,
 #'   or a list
 #'   `list(W = , H = )` of starting factors.
