@@ -40,7 +40,8 @@ nmfkit::NmfResult streamed(const Mat& x, const Mat& w, const Mat& h,
     if (sparse) {
       nmfkit::SpMat b = xs.middleCols(j0, len);
       b.makeCompressed();
-      fn(nmfkit::SparseData<nmfkit::SpMat>(b));
+      // as the R glue: a block without its transposed copy
+      fn(nmfkit::SparseData<nmfkit::SpMat>(b, 1, false));
     } else {
       const Mat b = x.middleCols(j0, len);
       fn(nmfkit::DenseData(b));
@@ -201,4 +202,16 @@ TEST_CASE("online NMF: passes lower the error, the last entry is exact") {
   const auto two = run(2, 12);
   CHECK(two.W == r.W);
   CHECK(two.H == r.H);
+}
+
+TEST_CASE("A X^T of sparse data without its transpose: the same product") {
+  const Problem pr = problem(70, 300, 4, 61);
+  const nmfkit::SpMat xs = pr.x.sparseView();
+  const nmfkit::SparseData<nmfkit::SpMat> with(xs), without(xs, 1, false);
+  Mat b1, b2, b3;
+  with.left_mult_t(pr.h, b1, 1);
+  without.left_mult_t(pr.h, b2, 1);
+  without.left_mult_t(pr.h, b3, 2);
+  CHECK((b1 - b2).norm() < 1e-13 * b1.norm());
+  CHECK(b2 == b3);
 }

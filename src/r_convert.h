@@ -307,12 +307,13 @@ inline nmfkit::StreamPlan stream_plan(const Rcpp::List& l) {
 }
 
 /// Calls f(data) with x wrapped as DenseData (a double matrix) or SparseData
-/// (a dgCMatrix), without copying x; `threads` build the sparse transpose.
+/// (a dgCMatrix), without copying x; `threads` build the sparse transpose
+/// (none with `transpose` false: a streamed block).
 template <class F>
-auto with_data(SEXP x, F&& f, int threads = 1) {
+auto with_data(SEXP x, F&& f, int threads = 1, bool transpose = true) {
   if (Rf_isS4(x)) {
     const MapSp xs = Rcpp::as<MapSp>(x);
-    const nmfkit::SparseData<MapSp> data(xs, threads);
+    const nmfkit::SparseData<MapSp> data(xs, threads, transpose);
     return f(data);
   }
   const MapMat xd = Rcpp::as<MapMat>(x);

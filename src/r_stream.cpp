@@ -3,6 +3,10 @@
 // core updates it here) or to run a whole pass elsewhere (futures: each
 // worker reads its blocks and calls r_stream_block()); the blocks' terms are
 // summed here, in block order, either way.
+#include <exception>
+#include <optional>
+#include <thread>
+
 #include "r_convert.h"
 #include "r_hooks.h"
 
@@ -16,7 +20,7 @@ Rcpp::List block_sums_list(const nmfkit::BlockSums& s) {
       Rcpp::Named("viol") = s.viol, Rcpp::Named("cross") = s.cross,
       Rcpp::Named("pen") = s.pen, Rcpp::Named("hht") = s.hht,
       Rcpp::Named("bw") = s.bw, Rcpp::Named("hht_push") = s.hht_push,
-      Rcpp::Named("bw_push") = s.bw_push);
+      Rcpp::Named("bw_clamp") = s.bw_clamp);
 }
 
 nmfkit::BlockSums block_sums(const Rcpp::List& l) {
@@ -27,7 +31,7 @@ nmfkit::BlockSums block_sums(const Rcpp::List& l) {
   s.hht = Rcpp::as<Mat>(l["hht"]);
   s.bw = Rcpp::as<Mat>(l["bw"]);
   s.hht_push = Rcpp::as<Mat>(l["hht_push"]);
-  s.bw_push = Rcpp::as<Mat>(l["bw_push"]);
+  s.bw_clamp = Rcpp::as<Mat>(l["bw_clamp"]);
   return s;
 }
 
@@ -47,17 +51,61 @@ class RSource {
   double sq_norm() const { return x2_; }
   double stored() const { return stored_; }
 
-  // f(j0, len, data) for every block, read through R in turn
+  // f(j0, len, data) for every block, read through R in turn. Block b is
+  // worked on in a second thread while this (R's) thread reads block b + 1:
+  // reading and computing overlap. Only this thread calls R (reading,
+  // interrupts); the worker gets Eigen views of the block, which stays
+  // protected until the worker is joined.
   template <class F>
   bool for_blocks(F&& f) {
     Rcpp::Function read(read_);
-    for (R_xlen_t b = 0; b < start_.size(); ++b) {
-      if (hooks_.check_interrupt()) return false;
+    const R_xlen_t nb = start_.size();
+    if (nb == 0) return true;
+    if (hooks_.check_interrupt()) return false;
+    Rcpp::RObject cur = read(1);
+    check_block(cur, len_[0]);
+    for (R_xlen_t b = 0; b < nb; ++b) {
       const Index j0 = start_[b], len = len_[b];
-      const Rcpp::RObject block = read(static_cast<int>(b + 1));
-      check_block(block, len);
-      nmfkit_r::with_data(
-          block, [&](const auto& x) { f(j0, len, x); }, threads_);
+      const bool sparse = Rf_isS4(cur);
+      std::optional<nmfkit_r::MapSp> sp;
+      std::optional<nmfkit_r::MapMat> dn;
+      if (sparse) {
+        sp.emplace(Rcpp::as<nmfkit_r::MapSp>(cur));
+      } else {
+        dn.emplace(Rcpp::as<nmfkit_r::MapMat>(cur));
+      }
+      std::exception_ptr failed;
+      std::thread worker([&]() {
+        try {
+          if (sparse) {
+            const nmfkit::SparseData<nmfkit_r::MapSp> x(*sp, threads_, false);
+            f(j0, len, x);
+          } else {
+            const nmfkit::DenseData x(*dn);
+            f(j0, len, x);
+          }
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      });
+      Rcpp::RObject next;
+      bool stop = false;
+      try {
+        if (b + 1 < nb) {
+          stop = hooks_.check_interrupt();
+          if (!stop) {
+            next = read(static_cast<int>(b + 2));
+            check_block(next, len_[b + 1]);
+          }
+        }
+      } catch (...) {
+        worker.join();
+        throw;
+      }
+      worker.join();
+      if (failed) std::rethrow_exception(failed);
+      if (stop) return false;
+      cur = next;
     }
     return true;
   }
@@ -135,7 +183,7 @@ Rcpp::List r_stream_block(SEXP x, Rcpp::List plan, Rcpp::NumericMatrix h,
         return nmfkit::stream_block(data, p, hb, p.push ? &hp : nullptr,
                                     p.push ? &hpush : nullptr, threads);
       },
-      threads);
+      threads, false);
   return Rcpp::List::create(Rcpp::Named("H") = hb,
                             Rcpp::Named("H_push") = hpush,
                             Rcpp::Named("sums") = block_sums_list(s));

@@ -13,6 +13,12 @@
 
 namespace nmfkit {
 
+/// An entry (row, col, value) of a matrix given by its nonzeros.
+struct Entry {
+  Index row, col;
+  double value;
+};
+
 namespace detail {
 /// Chunks of the dense products (at least 256 columns of the result, at
 /// most 16 chunks): each chunk is one GEMM that packs the whole k x m (or
@@ -44,6 +50,12 @@ class DenseData {
   bool left_mult_t(const Mat& a, Mat& b, int threads,
                    Hooks* hooks = nullptr) const {
     return product<true>(a, b, threads, hooks);
+  }
+  /// b(e.row, i) += e.value * X(i, e.col) for every entry e (in order):
+  /// A X^T for an A with a few nonzeros (streamed extrapolation).
+  void add_entries_t(const std::vector<Entry>& entries, Mat& b) const {
+    for (const Entry& e : entries)
+      b.row(e.row).noalias() += e.value * x_.col(e.col).transpose();
   }
   /// Column sums of X.
   Vec col_sums() const { return x_.colwise().sum().transpose(); }
@@ -191,11 +203,16 @@ SpMat transpose_sparse(const SpT& x, int threads) {
 
 /// Sparse data (compressed columns); SpT is SpMat or a Map of one. The
 /// transposed copy is built with `threads` (the same arrays at any count).
+/// Without it (`transpose` false: a block of a streamed fit, used for one
+/// or two products only), A X^T scatters each nonzero into at most four
+/// partial sums, added in order.
 template <class SpT>
 class SparseData {
  public:
-  explicit SparseData(const SpT& x, int threads = 1)
-      : x_(x), xt_(detail::transpose_sparse(x, threads)) {}
+  explicit SparseData(const SpT& x, int threads = 1, bool transpose = true)
+      : x_(x),
+        xt_(transpose ? detail::transpose_sparse(x, threads) : SpMat()),
+        transposed_(transpose) {}
   Index rows() const { return x_.rows(); }
   Index cols() const { return x_.cols(); }
   double sq_norm() const {
@@ -220,7 +237,14 @@ class SparseData {
   bool left_mult_t(const Mat& a, Mat& b, int threads,
                    Hooks* hooks = nullptr) const {
     b.resize(a.rows(), rows());
+    if (!transposed_) return scatter_t(a, b, threads, hooks);
     return mult(xt_, a, b, threads, hooks);
+  }
+  /// As DenseData::add_entries_t().
+  void add_entries_t(const std::vector<Entry>& entries, Mat& b) const {
+    for (const Entry& e : entries)
+      for (typename SpT::InnerIterator it(x_, e.col); it; ++it)
+        b(e.row, it.row()) += e.value * it.value();
   }
   Vec col_sums() const {
     Vec s = Vec::Zero(cols());
@@ -284,8 +308,35 @@ class SparseData {
         2.0 * k * static_cast<double>(s.nonZeros()));
   }
 
+  // b = a X^T without the transpose: column chunks (at most 4, fixed by
+  // the width) add a.col(j) x(i, j) into b.col(i) of their own partial sum
+  template <class Hooks>
+  bool scatter_t(const Mat& a, Mat& b, int threads, Hooks* hooks) const {
+    const Index k = a.rows(), n = cols();
+    constexpr detail::ChunkShape shape{1, 4};
+    const Index len = detail::chunk_length(n, shape);
+    std::vector<Mat> part(static_cast<size_t>((n + len - 1) / len));
+    const auto* outer = x_.outerIndexPtr();
+    const auto* inner = x_.innerIndexPtr();
+    const double* val = x_.valuePtr();
+    const bool done = Parallel(threads).for_chunks(n, hooks,
+        [&](Index c0, Index l) {
+          Mat& p = part[static_cast<size_t>(c0 / len)];
+          p.setZero(k, rows());
+          for (Index j = c0; j < c0 + l; ++j)
+            for (Index q = outer[j]; q < outer[j + 1]; ++q)
+              p.col(inner[q]).noalias() += val[q] * a.col(j);
+        },
+        2.0 * k * static_cast<double>(x_.nonZeros()), shape);
+    if (!done) return false;
+    b.setZero();
+    for (const Mat& p : part) b += p;
+    return true;
+  }
+
   const SpT& x_;
   SpMat xt_;
+  bool transposed_;
 };
 
 }  // namespace nmfkit

@@ -16,9 +16,10 @@
 // iteration's loss is known and then needs (pushed H) X'. The pass cannot
 // wait for the loss, so while extrapolation is on each block also pushes its
 // new columns of H (with the step an accepted iteration would take) and
-// returns the pushed point's sums too; the driver keeps whichever the
-// restart rule picks, and the sums of the last accepted plain iterate for a
-// restart.
+// returns the pushed point's sums too (its H X' from the plain iterates'
+// and a product over the clamped entries only, BlockSums); the driver keeps
+// whichever the restart rule picks, and the sums of the last accepted plain
+// iterate for a restart.
 #pragma once
 
 #include <cmath>
@@ -50,10 +51,15 @@ struct StreamPlan {
 /// A block's (or a pass's) terms. With columns J of H:
 /// viol: the H update's projected-gradient violation; cross: sum of
 /// H_J * (W'X_J) (for the loss); pen: H_J's penalty; hht: H_J H_J';
-/// bw: H_J X_J' (k x m). The _push fields: the same for the pushed H_J.
+/// bw: H_J X_J' (k x m). With a push: hht_push, the pushed point's Gram,
+/// and bw_clamp, C_J X_J' for the part C of the pushed point that its
+/// clamp at zero added to the linear push L = H + beta (H - H_plain): the
+/// pushed point is L + C, so its product with X' is
+/// bw + beta (bw - H_plain X') + bw_clamp, and only the clamped entries
+/// cost a product (push_sums()).
 struct BlockSums {
   double viol = 0.0, cross = 0.0, pen = 0.0;
-  Mat hht, bw, hht_push, bw_push;
+  Mat hht, bw, hht_push, bw_clamp;
 
   /// Adds o's terms: a pass sums its blocks in block order, whoever
   /// computed them, so any split of the work gives the same bits.
@@ -64,7 +70,7 @@ struct BlockSums {
     accumulate(hht, o.hht);
     accumulate(bw, o.bw);
     accumulate(hht_push, o.hht_push);
-    accumulate(bw_push, o.bw_push);
+    accumulate(bw_clamp, o.bw_clamp);
   }
 
  private:
@@ -110,10 +116,29 @@ BlockSums stream_block(const DataT& x, const StreamPlan& plan, Mat& hb,
     detail::push_factor(hb, *h_plain, plan.beta, plan.terms.fixed, threads,
                         *h_push);
     detail::gram(*h_push, s.hht_push, threads);
-    x.left_mult_t(*h_push, s.bw_push, threads);
+    // the entries push_factor() clamped: its own expression, negative
+    std::vector<Entry> clamped;
+    for (Index j = 0; j < hb.cols(); ++j)
+      for (Index t = plan.terms.fixed; t < k; ++t) {
+        const double lin =
+            hb(t, j) + plan.beta * (hb(t, j) - (*h_plain)(t, j));
+        if (lin < 0.0) clamped.push_back(Entry{t, j, -lin});
+      }
+    s.bw_clamp = Mat::Zero(k, x.rows());
+    x.add_entries_t(clamped, s.bw_clamp);
   }
   return s;
 }
+
+namespace detail {
+/// The pushed point's H X', from a pass's sums (BlockSums) and the plain
+/// iterate's: bw + beta (bw - bw_plain) + bw_clamp.
+inline void push_sums(const BlockSums& s, const Mat& bw_plain, double beta,
+                      Mat& out) {
+  out = s.bw + beta * (s.bw - bw_plain);
+  out += s.bw_clamp;
+}
+}  // namespace detail
 
 /// A source of blocks: rows(), cols(), sq_norm() (||X||^2), stored()
 /// (stored entries, for the passes' cost rule), and
@@ -279,9 +304,9 @@ NmfResult nmf_streamed(Source& source, const Mat& w, const Mat& h,
     wt.swap(wt_next);
     h_plain.swap(r.H);
     r.H.swap(h_push);
+    detail::push_sums(s, bw_plain, ex.beta, bw);
     bw_plain = std::move(s.bw);
     hht_plain = std::move(s.hht);
-    bw = std::move(s.bw_push);
     hht = std::move(s.hht_push);
     pushed = true;
     return o;
