@@ -53,6 +53,25 @@ check_new_file <- function(filepath, overwrite, arg = rlang::caller_arg(filepath
   filepath
 }
 
+# write_tenx() of a DelayedMatrix read from `filepath` itself (recompressing
+# in place with overwrite = TRUE) would delete its data before reading them.
+check_not_source <- function(x, filepath, call) {
+  if (!methods::is(x, "DelayedArray") || !is.character(filepath) ||
+      length(filepath) != 1L || is.na(filepath)) {
+    return(invisible(NULL))
+  }
+  paths <- tryCatch(unlist(DelayedArray::seedApply(x, DelayedArray::path)),
+                    error = function(e) character())
+  norm <- function(p) normalizePath(path.expand(p), mustWork = FALSE)
+  if (length(paths) && norm(filepath) %in% norm(paths)) {
+    abort_nmfkit(c("{.arg filepath} is the file {.arg x} is read from.",
+                   "x" = "Writing {.file {filepath}} would delete the data before they are read.",
+                   "i" = "Write to another file, then rename it."),
+                 "filepath", call = call, value = filepath)
+  }
+  invisible(NULL)
+}
+
 check_group <- function(group, arg = rlang::caller_arg(group),
                         call = rlang::caller_env()) {
   ok <- is.character(group) && length(group) == 1L && !is.na(group)

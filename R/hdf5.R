@@ -77,7 +77,8 @@
 #' @param chunk Entries per HDF5 chunk of `data` and `indices`.
 #' @param level gzip compression level, 0 (none) to 9.
 #' @param overwrite If `filepath` exists: replace it (`TRUE`) or stop with an
-#'   error (`FALSE`).
+#'   error (`FALSE`). The file a `DelayedMatrix` `x` is read from is never
+#'   replaced: write to another file.
 #' @return `write_tenx()`, `read_tenx()`: a `TENxMatrix` of the file.
 #'   `tenx_writer()`: a writer, a list of functions: `append(block)` writes
 #'   `block` (a matrix of `nrow` rows, any of the types `x` may be) as the
@@ -119,6 +120,7 @@ write_tenx <- function(x, filepath, group = "matrix", type = NULL,
   src <- tenx_source(x, call)
   type <- if (is.null(type)) src$type else
     check_choice(type, c("double", "integer"))
+  check_not_source(x, filepath, call)
   st <- tenx_open(filepath, src$dim[1], src$dimnames[[1]], group, type,
                   chunk, level, overwrite, call, rownames_arg = "rownames(x)")
   # a write that fails or is interrupted leaves no partial file behind
@@ -165,6 +167,7 @@ tenx_writer <- function(filepath, nrow, rownames = NULL, group = "matrix",
 #' @rdname write_tenx
 #' @export
 read_tenx <- function(filepath, group = "matrix") {
+  call <- rlang::current_env()
   need_packages(c("rhdf5", "HDF5Array"), "read_tenx")
   if (missing(filepath)) {
     abort_nmfkit("{.arg filepath} is missing: give the HDF5 file to read.",
@@ -178,13 +181,20 @@ read_tenx <- function(filepath, group = "matrix") {
   }
   group <- check_group(group)
   hdf5_errors_on()
-  HDF5Array::TENxMatrix(filepath, group)
+  tryCatch(
+    HDF5Array::TENxMatrix(filepath, group),
+    error = function(e) {
+      abort_nmfkit(c("{.arg filepath} must hold a sparse matrix in the 10x layout in group {.val {group}}.",
+                     "x" = "{.file {filepath}}: {conditionMessage(e)}"),
+                   "filepath", value = filepath, call = call)
+    }
+  )
 }
 
 #' @export
 print.nmfkit_tenx_writer <- function(x, ...) {
   i <- x$info()
-  cat("<nmfkit TENx writer", if (i$closed) "(closed)", ">\n", sep = "")
+  cat("<nmfkit TENx writer", if (i$closed) " (closed)", ">\n", sep = "")
   cat("  file:  ", i$filepath, " (group ", i$group, ")\n", sep = "")
   cat("  so far:", i$dim[1], "x", i$dim[2], "with",
       format(i$nnz, big.mark = ","), "nonzeros\n")
