@@ -2,7 +2,7 @@
 # and the matrices they accept, cut into column blocks and validated as
 # dgCMatrix blocks before anything is written.
 
-# Suggested packages ------------------------------------------------------------
+# Suggested packages ----------------------------------------------------------
 
 need_packages <- function(pkgs, fn, call = rlang::caller_env()) {
   missing <- pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]
@@ -15,11 +15,12 @@ need_packages <- function(pkgs, fn, call = rlang::caller_env()) {
     "package", call = call, value = missing)
 }
 
-# Argument checks ---------------------------------------------------------------
+# Argument checks -------------------------------------------------------------
 
 # A path for a new file: one string in an existing directory; an existing
 # file is an error unless `overwrite`. Returns the absolute path.
-check_new_file <- function(filepath, overwrite, arg = rlang::caller_arg(filepath),
+check_new_file <- function(filepath, overwrite,
+                           arg = rlang::caller_arg(filepath),
                            call = rlang::caller_env()) {
   if (!is.character(filepath) || length(filepath) != 1L || is.na(filepath) ||
       !nzchar(filepath)) {
