@@ -2,7 +2,7 @@
 # and the matrices they accept, cut into column blocks and validated as
 # dgCMatrix blocks before anything is written.
 
-# Suggested packages ------------------------------------------------------------
+# Suggested packages ----------------------------------------------------------
 
 need_packages <- function(pkgs, fn, call = rlang::caller_env()) {
   missing <- pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]
@@ -15,11 +15,12 @@ need_packages <- function(pkgs, fn, call = rlang::caller_env()) {
     "package", call = call, value = missing)
 }
 
-# Argument checks ---------------------------------------------------------------
+# Argument checks -------------------------------------------------------------
 
 # A path for a new file: one string in an existing directory; an existing
 # file is an error unless `overwrite`. Returns the absolute path.
-check_new_file <- function(filepath, overwrite, arg = rlang::caller_arg(filepath),
+check_new_file <- function(filepath, overwrite,
+                           arg = rlang::caller_arg(filepath),
                            call = rlang::caller_env()) {
   if (!is.character(filepath) || length(filepath) != 1L || is.na(filepath) ||
       !nzchar(filepath)) {
@@ -51,6 +52,25 @@ check_new_file <- function(filepath, overwrite, arg = rlang::caller_arg(filepath
     }
   }
   filepath
+}
+
+# write_tenx() of a DelayedMatrix read from `filepath` itself (recompressing
+# in place with overwrite = TRUE) would delete its data before reading them.
+check_not_source <- function(x, filepath, call) {
+  if (!methods::is(x, "DelayedArray") || !is.character(filepath) ||
+      length(filepath) != 1L || is.na(filepath)) {
+    return(invisible(NULL))
+  }
+  paths <- tryCatch(unlist(DelayedArray::seedApply(x, DelayedArray::path)),
+                    error = function(e) character())
+  norm <- function(p) normalizePath(path.expand(p), mustWork = FALSE)
+  if (length(paths) && norm(filepath) %in% norm(paths)) {
+    abort_nmfkit(c("{.arg filepath} is the file {.arg x} is read from.",
+                   "x" = "Writing {.file {filepath}} would delete the data before they are read.",
+                   "i" = "Write to another file, then rename it."),
+                 "filepath", call = call, value = filepath)
+  }
+  invisible(NULL)
 }
 
 check_group <- function(group, arg = rlang::caller_arg(group),

@@ -696,6 +696,52 @@ test_that("the bad-input table gives classed errors", {
            "nmfkit_error_dimension")
     ))
   }
+  # write_tenx(), tenx_writer(), read_tenx(): without rhdf5 and HDF5Array
+  # every call is the missing-package error
+  h5 <- requireNamespace("rhdf5", quietly = TRUE) &&
+    requireNamespace("HDF5Array", quietly = TRUE)
+  h5_class <- function(cls) if (h5) cls else "nmfkit_error_package"
+  h5_path <- withr::local_tempfile(fileext = ".h5")
+  file.create(h5_path)
+  h5_new <- function() tempfile(fileext = ".h5")
+  rows <- c(rows, list(
+    list("write_tenx", quote(write_tenx("a", h5_new())),
+         h5_class("nmfkit_error_type")),
+    list("write_tenx", quote(write_tenx(x, NA)),
+         h5_class("nmfkit_error_filepath")),
+    list("write_tenx", quote(write_tenx(x, h5_path)),
+         h5_class("nmfkit_error_exists")),
+    list("write_tenx", quote(write_tenx(x, h5_new(), overwrite = NA)),
+         h5_class("nmfkit_error_flag")),
+    list("write_tenx", quote(write_tenx(x, h5_new(), group = "")),
+         h5_class("nmfkit_error_group")),
+    list("write_tenx", quote(write_tenx(x, h5_new(), type = "float")),
+         h5_class("nmfkit_error_choice")),
+    list("write_tenx", quote(write_tenx(x, h5_new(), chunk = 0)),
+         h5_class("nmfkit_error_chunk")),
+    list("write_tenx", quote(write_tenx(x, h5_new(), level = 10)),
+         h5_class("nmfkit_error_level")),
+    list("tenx_writer", quote(tenx_writer(NA, 3)),
+         h5_class("nmfkit_error_filepath")),
+    list("tenx_writer", quote(tenx_writer(h5_new(), nrow = 0)),
+         h5_class("nmfkit_error_dimension")),
+    list("tenx_writer", quote(tenx_writer(h5_new(), 3, rownames = "a")),
+         h5_class("nmfkit_error_dimnames")),
+    list("tenx_writer", quote(tenx_writer(h5_new(), 3, group = NA)),
+         h5_class("nmfkit_error_group")),
+    list("tenx_writer$type", quote(tenx_writer(h5_new(), 3, type = "float")),
+         h5_class("nmfkit_error_choice")),
+    list("tenx_writer", quote(tenx_writer(h5_new(), 3, chunk = -1)),
+         h5_class("nmfkit_error_chunk")),
+    list("tenx_writer", quote(tenx_writer(h5_new(), 3, level = 1.5)),
+         h5_class("nmfkit_error_level")),
+    list("tenx_writer", quote(tenx_writer(h5_new(), 3, overwrite = "yes")),
+         h5_class("nmfkit_error_flag")),
+    list("read_tenx", quote(read_tenx(h5_new())),
+         h5_class("nmfkit_error_filepath")),
+    list("read_tenx", quote(read_tenx(h5_path, group = "")),
+         h5_class("nmfkit_error_group"))
+  ))
   # corrupted sparse objects of each layout in every sparse argument
   bad_d <- corrupt_sparse(x, "d")
   bad_l <- corrupt_sparse(x, "l")

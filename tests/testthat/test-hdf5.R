@@ -272,6 +272,15 @@ test_that("read_tenx() opens a file again after reads; bad paths are classed", {
   expect_error(read_tenx(tempfile()), class = "nmfkit_error_filepath")
   expect_error(read_tenx(c(path, path)), class = "nmfkit_error_filepath")
   expect_error(read_tenx(path, group = NA), class = "nmfkit_error_group")
+  expect_error(read_tenx(path, group = "other"),
+               class = "nmfkit_error_filepath")
+  text <- withr::local_tempfile(fileext = ".h5")
+  writeLines("not HDF5", text)
+  expect_error(read_tenx(text), class = "nmfkit_error_filepath")
+  # re-writing a file from itself would delete it before reading it
+  expect_error(write_tenx(m, path, level = 1, overwrite = TRUE),
+               class = "nmfkit_error_filepath")
+  expect_identical(tenx_as_dgc(read_tenx(path)), x)
 })
 
 test_that("HDF5Array's own TENx functions agree where they work (else their failure is noted)", {
