@@ -130,6 +130,9 @@ read_tenx_cols <- function(seed, cols) {
   first <- ranges$start[lo]
   total <- sum(widths)
   group <- seed@group
+  # HDF5Array's own reads may have switched rhdf5's error handling off
+  # (Debian's HDF5Array 1.26; see read_tenx())
+  rhdf5::h5errorHandling("normal")
   read <- function(name) {
     if (total == 0) return(numeric(0))
     as.vector(rhdf5::h5read(seed@filepath, paste0(group, "/", name),
