@@ -237,8 +237,13 @@ NmfResult nmf_streamed(Source& source, const Mat& w, const Mat& h,
   double objective = NAN;
   auto step = [&](int) {
     StepOutcome o;
-    detail::copy_chunks(wt, wt_prev, p.threads);
-    detail::copy_chunks(r.H, h_prev, p.threads);
+    // the rollback's copies: with extrapolation the fit returns the plain
+    // iterate whatever happens, so none is needed (H is k x n: 160 MB at
+    // n = 10^6, k = 20)
+    if (!p.extrapolate) {
+      detail::copy_chunks(wt, wt_prev, p.threads);
+      detail::copy_chunks(r.H, h_prev, p.threads);
+    }
     double viol = 0.0;
     if (terms.w.fixed < k)
       viol = detail::factor_update(wt, hht, bw, pw, plan.mu_eps, terms.w,
@@ -312,6 +317,7 @@ NmfResult nmf_streamed(Source& source, const Mat& w, const Mat& h,
     return o;
   };
   drive(p.max_iter, hooks, r, step, [&]() {
+    if (p.extrapolate) return;  // the plain iterate below
     wt = wt_prev;
     r.H = h_prev;
   });
@@ -319,6 +325,7 @@ NmfResult nmf_streamed(Source& source, const Mat& w, const Mat& h,
     wt = std::move(wt_plain);
     r.H = std::move(h_plain);
   }
+  h_push = Mat();  // before the result's copies
   detail::transpose_chunks(wt, r.W, p.threads);
   r.objective = objective;
   return r;
