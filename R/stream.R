@@ -243,10 +243,13 @@ stream_pass <- function(x, layout, plan, H, H_plain, threads) {
     list(b = b, H = H[, cols, drop = FALSE],
          H_plain = if (!is.null(H_plain)) H_plain[, cols, drop = FALSE])
   })
-  future.apply::future_lapply(items, function(item) {
-    block <- read_cols(x, layout$start[item$b], layout$len[item$b])
-    r_stream_block(block, plan, item$H, item$H_plain, threads)
-  }, future.seed = NULL)
+  # (workers attach the packages of the data's classes: their startup
+  # messages, relayed once per worker and pass, are noise here)
+  suppressPackageStartupMessages(
+    future.apply::future_lapply(items, function(item) {
+      block <- read_cols(x, layout$start[item$b], layout$len[item$b])
+      r_stream_block(block, plan, item$H, item$H_plain, threads)
+    }, future.seed = NULL))
 }
 
 # Data in memory (a double matrix or dgCMatrix) as a blocks object, for the
