@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "driver.hpp"
@@ -168,6 +169,40 @@ bool block_pass(Source& source, const StreamPlan& plan, Mat& h,
   });
 }
 
+/// What both streamed solvers set up from the source and the settings:
+/// ||X||^2, the factors' terms and passes, and the plan of the H update
+/// (its passes, the chunks of the whole H, the absolute MU guard, H's terms)
+/// with W' in it.
+struct StreamSetup {
+  double x2 = 0.0;
+  NmfTerms terms;
+  FactorParams passes;
+  StreamPlan plan;
+};
+template <class Source>
+StreamSetup stream_setup(const Source& source, const Mat& w, const Mat& h,
+                         const NmfParams& p, const char* who) {
+  const Index m = source.rows(), n = source.cols(), k = w.cols();
+  const std::string name(who);
+  require(w.rows() == m && h.rows() == k && h.cols() == n,
+          name + ": W must be m x k and H k x n");
+  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1 &&
+              p.inner_tol >= 0,
+          name + ": params");
+  StreamSetup s;
+  s.x2 = source.sq_norm();
+  const double rms =
+      std::sqrt(s.x2 / (static_cast<double>(m) * static_cast<double>(n)));
+  s.terms = nmf_terms(p, k, rms, m, n);
+  s.passes = factor_params(p, m, n, k, source.stored());
+  s.plan.h = s.passes.h;
+  s.plan.h.chunk = chunk_length(n);  // the chunks of nmf()'s H update
+  s.plan.mu_eps = p.mu_eps * rms * std::sqrt(rms);
+  s.plan.terms = s.terms.h;
+  transpose_chunks(w, s.plan.wt, p.threads);
+  return s;
+}
+
 }  // namespace detail
 
 /// The streamed fit of X ~ W H from w (m x k) and h (k x n), reading the
@@ -179,29 +214,17 @@ bool block_pass(Source& source, const StreamPlan& plan, Mat& h,
 template <class Source, class Hooks = NullHooks>
 NmfResult nmf_streamed(Source& source, const Mat& w, const Mat& h,
                        const NmfParams& p, Hooks& hooks) {
-  const Index m = source.rows(), n = source.cols(), k = w.cols();
-  require(w.rows() == m && h.rows() == k && h.cols() == n,
-          "nmf_streamed: W must be m x k and H k x n");
-  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1 &&
-              p.inner_tol >= 0,
-          "nmf_streamed: params");
-  const double x2 = source.sq_norm();
-  const double rms =
-      std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
-  const detail::NmfTerms terms = detail::nmf_terms(p, k, rms, m, n);
-  const detail::FactorParams passes =
-      detail::factor_params(p, m, n, k, source.stored());
-  const NmfParams& pw = passes.w;
-  StreamPlan plan;
-  plan.h = passes.h;
-  plan.h.chunk = detail::chunk_length(n);  // the chunks of nmf()'s H update
-  plan.mu_eps = p.mu_eps * rms * std::sqrt(rms);
-  plan.terms = terms.h;
+  const Index k = w.cols();
+  detail::StreamSetup setup =
+      detail::stream_setup(source, w, h, p, "nmf_streamed");
+  const double x2 = setup.x2;
+  const detail::NmfTerms& terms = setup.terms;
+  const NmfParams& pw = setup.passes.w;
+  StreamPlan& plan = setup.plan;
   detail::FreeSystem work_w;
 
   NmfResult r;
   Mat& wt = plan.wt;  // k x m, as nmf()
-  detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
   // the sums of the H an iteration starts from: H X' and H H'
   Mat bw, hht;
@@ -358,26 +381,16 @@ NmfResult nmf_online(Source& source, const Mat& w, const Mat& h,
                      const OnlineParams& op, Hooks& hooks) {
   const NmfParams& p = op.base;
   const Index m = source.rows(), n = source.cols(), k = w.cols();
-  require(w.rows() == m && h.rows() == k && h.cols() == n,
-          "nmf_online: W must be m x k and H k x n");
-  require(p.max_iter >= 1 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1 &&
-              p.inner_tol >= 0 && op.forget > 0 && op.forget <= 1,
-          "nmf_online: params");
-  const double x2 = source.sq_norm();
-  const double rms =
-      std::sqrt(x2 / (static_cast<double>(m) * static_cast<double>(n)));
-  const detail::NmfTerms terms = detail::nmf_terms(p, k, rms, m, n);
-  const detail::FactorParams passes =
-      detail::factor_params(p, m, n, k, source.stored());
-  StreamPlan plan;
-  plan.h = passes.h;
-  plan.h.chunk = detail::chunk_length(n);
-  plan.mu_eps = p.mu_eps * rms * std::sqrt(rms);
-  plan.terms = terms.h;
+  require(op.forget > 0 && op.forget <= 1, "nmf_online: forget");
+  detail::StreamSetup setup =
+      detail::stream_setup(source, w, h, p, "nmf_online");
+  const double x2 = setup.x2;
+  const detail::NmfTerms& terms = setup.terms;
+  const detail::FactorParams& passes = setup.passes;
+  StreamPlan& plan = setup.plan;
   detail::FreeSystem work_w;
   NmfResult r;
   Mat& wt = plan.wt;
-  detail::transpose_chunks(w, wt, p.threads);
   r.H = h;
   Mat a = Mat::Zero(k, k), b = Mat::Zero(k, m);
   Mat wt_prev, h_prev;
