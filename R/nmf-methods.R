@@ -27,14 +27,48 @@ print_extra.nmfkit_nmf <- function(x, digits = 3L, ...) {
 #' @export
 predict.nmfkit_nmf <- function(object, newdata, type = c("coef", "class"),
                                tol = 1e-12, max_passes = 2000L, ...,
+                               interval = c("none", "bootstrap"),
+                               level = 0.9, bootstrap = NULL,
                                assay = "counts") {
-  beta <- object$beta %||% 2
-  if (beta == 2) return(NextMethod())
   check_dots_empty()
+  interval <- check_choice(interval)
+  if (interval == "bootstrap") {
+    return(predict_interval(object, newdata, type, tol, max_passes, level,
+                            bootstrap, assay))
+  }
+  beta <- object$beta %||% 2
+  if (beta == 2) {
+    return(predict.nmfkit(object, newdata, type, tol, max_passes,
+                          assay = assay))
+  }
   loss <- list(name = object$loss_function, beta = beta)
   predict_with(object, newdata, type, function(newdata) {
     check_positive_for_loss(newdata, loss, NULL, call = rlang::caller_env(4))
     divergence_coef(newdata, object$W, loss, check_number(tol, min = 0),
                     check_count(max_passes, min = 1), object$control$threads)
   }, assay = assay)
+}
+
+# predict(fit, newdata, interval = "bootstrap"): the replicates' bases of
+# `bootstrap` (an nmf_bootstrap() of this fit; by default 100 column
+# replicates) carried through to intervals of the new coefficients.
+predict_interval <- function(object, newdata, type, tol, max_passes, level,
+                             bootstrap, assay, call = rlang::caller_env()) {
+  type <- check_choice(type, c("coef", "class"), arg = "type", call = call)
+  if (type != "coef") {
+    abort_nmfkit(c("{.code interval = \"bootstrap\"} gives intervals of coefficients: {.code type = \"coef\"}.",
+                   "x" = "{.arg type} is {.val {type}}."),
+                 "choice", call = call, value = type)
+  }
+  level <- check_level(level, call = call)
+  if (is.null(bootstrap)) {
+    bootstrap <- nmf_bootstrap(object, level = level)
+  } else if (!inherits(bootstrap, "nmfkit_bootstrap") ||
+             !identical(unname(bootstrap$fit$W), unname(object$W))) {
+    abort_nmfkit(c("{.arg bootstrap} must be an {.fn nmf_bootstrap} of this fit.",
+                   "x" = if (inherits(bootstrap, "nmfkit_bootstrap")) "It bootstraps another fit (its {.field W} differs)." else "It is {.obj_type_friendly {bootstrap}}."),
+                 "bootstrap", call = call)
+  }
+  predict.nmfkit_bootstrap(bootstrap, newdata, level = level, tol = tol,
+                           max_passes = max_passes, assay = assay)
 }

@@ -25,9 +25,17 @@
 #'   the projected-gradient violation falls to `tol` times its first value, or
 #'   after `max_passes` passes.
 #' @param ... Unused; an argument given here is an error (a misspelling).
+#' @param interval For a fit of [nmf()]: `"bootstrap"` gives intervals of
+#'   the coefficients (and of each sample's proportions) from the bases of
+#'   bootstrap replicates, see [predict.nmfkit_bootstrap()].
+#' @param level Confidence level of the intervals, in `(0, 1)`.
+#' @param bootstrap An [nmf_bootstrap()] of the fit; by default one is run
+#'   (100 column replicates, which needs the fit's data).
 #' @return For `type = "coef"` a components x samples matrix of
 #'   coefficients, with the column names of `newdata` (without `newdata`,
-#'   the fit's `H`); for `"class"` an integer vector of components.
+#'   the fit's `H`); for `"class"` an integer vector of components. With
+#'   `interval = "bootstrap"` an `nmfkit_interval` object (see
+#'   [predict.nmfkit_bootstrap()]).
 #' @examples
 #' x <- swimmer()
 #' fit <- nmf(x, rank = 17, control = nmf_control(tol = 1e-8, max_iter = 1000))
