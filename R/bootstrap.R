@@ -115,6 +115,11 @@ nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
                  "bootstrap")
   }
   data <- bootstrap_data(fit, x, type, beta)
+  if (!identical(fit$status, "converged")) {
+    warn_nmfkit(c("{.arg fit} did not converge (status {.val {fit$status}}): its replicates start from it and keep moving in the direction its own iterations were going.",
+                  "i" = "The intervals then mix that drift with the data's noise: refit with a larger {.code max_iter} first."),
+                "convergence")
+  }
   setup <- bootstrap_setup(fit, data, type, beta, control)
   prog <- progressr::progressor(steps = B)
   reps <- future.apply::future_lapply(seq_len(B), function(b) {
@@ -439,7 +444,9 @@ plot.nmfkit_bootstrap <- function(x, top = 10L, components = NULL,
 #' of the proportions: each sample's coefficients weighted by the column
 #' sums of `W`, divided by their total, the share of the sample's fitted
 #' mass each component explains (signature exposures, cell-type
-#' proportions). The point estimates are the fit's own projection.
+#' proportions). The point estimates are the fit's own projection; the
+#' percentile intervals are widened to hold them where they miss them, as
+#' in [nmf_bootstrap()].
 #'
 #' @param object An `nmfkit_bootstrap` object.
 #' @param newdata New samples (features as rows, in the fit's order), as for
@@ -489,9 +496,12 @@ predict.nmfkit_bootstrap <- function(object, newdata, level = object$level,
   probs <- c((1 - level) / 2, (1 + level) / 2)
   q <- replicate_quantiles(reps, probs)
   qp <- replicate_quantiles(props, probs)
-  structure(list(coef = est, lower = q[[1]], upper = q[[2]],
-                 proportion = coef_proportion(est, fit$W),
-                 proportion_lower = qp[[1]], proportion_upper = qp[[2]],
+  prop <- coef_proportion(est, fit$W)
+  # widened to hold the estimate, as the intervals of W and H
+  structure(list(coef = est, lower = pmin(q[[1]], est),
+                 upper = pmax(q[[2]], est), proportion = prop,
+                 proportion_lower = pmin(qp[[1]], prop),
+                 proportion_upper = pmax(qp[[2]], prop),
                  level = level, B = B),
             class = "nmfkit_interval")
 }

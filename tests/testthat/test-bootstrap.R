@@ -113,8 +113,10 @@ test_that("the same replicates under every plan, thread count and storage", {
 test_that("scaling the data scales the replicates and changes no iteration", {
   d <- boot_data()
   for (loss in list("frobenius", "kl", 1.5)) {
-    f1 <- withr::with_seed(1, nmf(d$x, 3, loss = loss))
-    f4 <- withr::with_seed(1, nmf(4 * d$x, 3, loss = loss))
+    ctl <- nmf_control(max_iter = 2000)
+    f1 <- withr::with_seed(1, nmf(d$x, 3, loss = loss, control = ctl))
+    f4 <- withr::with_seed(1, nmf(4 * d$x, 3, loss = loss, control = ctl))
+    expect_identical(f1$status, "converged")
     b1 <- withr::with_seed(2, nmf_bootstrap(f1, B = 4))
     b4 <- withr::with_seed(2, nmf_bootstrap(f4, B = 4))
     expect_identical(b1$iterations, b4$iterations)
@@ -171,6 +173,14 @@ test_that("predict() carries the replicates' bases to new samples", {
   q <- withr::with_seed(9, predict(fr, new, interval = "bootstrap", level = 0.8))
   expect_equal(q$B, 100L)
   expect_equal(q$level, 0.8)
+})
+
+test_that("a fit that did not converge is bootstrapped with a warning", {
+  d <- boot_data()
+  short <- withr::with_seed(1, nmf(d$x, 3, control = nmf_control(max_iter = 3)))
+  expect_warning(b <- withr::with_seed(1, nmf_bootstrap(short, B = 2)),
+                 class = "nmfkit_warning_convergence")
+  expect_s3_class(b, "nmfkit_bootstrap")
 })
 
 test_that("bad input gives classed errors", {

@@ -10,7 +10,7 @@ test_that("the bad-input table gives classed errors", {
                                             control = nmf_control(max_iter = 5)))
   kl <- withr::with_seed(1, nmf(x, 2, loss = "kl",
                                 control = nmf_control(max_iter = 5)))
-  bt <- withr::with_seed(1, nmf_bootstrap(kl, B = 2))
+  bt <- suppressWarnings(withr::with_seed(1, nmf_bootstrap(kl, B = 2)))
   bi <- predict(bt, x[, 1:2])
   rows <- list(
     # nmf()
