@@ -433,8 +433,12 @@ bool beta_update(Mat& z, const Mat& ft, const Side& s, double beta,
       auto zo = z.col(o);
       y.noalias() = ft.transpose() * zo;
       for (int pass = 1; pass <= passes; ++pass) {
-        // numerator f' (a x y^(beta-2)), denominator f' (a y^(beta-1))
-        tmp = a.array() * x.array() * y.array().pow(beta - 2.0);
+        // numerator f' (a x y^(beta-2)), denominator f' (a y^(beta-1));
+        // a zero x adds nothing to the numerator, also where its y has
+        // underflowed to 0 (for beta < 2, 0 * 0^(beta-2) would be NaN)
+        tmp = (x.array() == 0.0)
+                  .select(0.0, a.array() * x.array() *
+                                   y.array().pow(beta - 2.0));
         num.noalias() = ft * tmp;
         tmp = a.array() * y.array().pow(beta - 1.0);
         den.noalias() = ft * tmp;
