@@ -97,7 +97,15 @@ plot.nmfkit_tune <- function(x, settings = NULL, ...) {
   s <- d$s
   ns <- length(d$settings)
   cols <- if (ns > 1L) grDevices::hcl.colors(ns, "Dark 3") else "black"
-  graphics::plot(s$px, s$mean, type = "n", ylim = range(s$lo, s$hi),
+  ylim <- range(s$lo, s$hi)
+  if (ns > 1L) {
+    # room above the curves for the legend (a share of the log range on a
+    # log axis)
+    room <- 0.08 * (ns + 1)
+    ylim[2] <- if (d$log_y) ylim[2] * (ylim[2] / ylim[1])^room else
+      ylim[2] + room * diff(ylim)
+  }
+  graphics::plot(s$px, s$mean, type = "n", ylim = ylim,
                  log = if (d$log_y) "y" else "", xlab = "rank",
                  ylab = tune_score_label(x), main = "Cross-validation grid",
                  xaxt = "n", ...)
@@ -117,7 +125,8 @@ plot.nmfkit_tune <- function(x, settings = NULL, ...) {
   graphics::points(b$px[2], b$mean[2], pch = 1, cex = 2.5, lwd = 2)
   if (ns > 1L) {
     graphics::legend("topright", legend = d$settings, col = cols, lty = 1,
-                     pch = 19, bty = "n", cex = 0.8)
+                     pch = 19, bty = "n", cex = 0.8, ncol = if (ns > 6L) 2L
+                     else 1L)
   }
   invisible(x)
 }
@@ -173,8 +182,8 @@ tune_labels <- function(rows, grid) {
   parts <- lapply(vary, function(p) {
     v <- rows[[p]]
     if (p %in% c("loss", "variant")) ifelse(is.na(v), "", v)
-    else ifelse(is.na(v), "", paste(p, "=", format(v, digits = 3,
-                                                    trim = TRUE)))
+    else ifelse(is.na(v), "", paste(p, "=", vapply(v, format, "",
+                                                    digits = 3)))
   })
   out <- do.call(paste, c(parts, sep = ", "))
   out <- gsub("(, )+", ", ", out)

@@ -19,7 +19,10 @@
 #' in the others' rows); `loss` applies to the `"nmf"` rows (it is `NA` in
 #' the others). Every other argument in `...` (such as `init`, `control`,
 #' `method`, `nrun`, `k`) is passed unchanged to every fit whose function
-#' takes it.
+#' takes it (with both variants, an argument both take, such as `method`,
+#' goes to both). A fixed `penalty` in `...` is kept in every `"nmf"` row,
+#' the grid's weights added to it (`penalty = c(l2 = 0.01), grid =
+#' list(l1_H = c(0, 0.1))`).
 #'
 #' @section Held-out folds and scores:
 #' The folds are drawn once, from R's RNG, and every grid row is fitted and
@@ -219,8 +222,8 @@ tune_cv <- function(x, grid, fraction, nfolds, holdout, score, dots, args,
     run <- withCallingHandlers(
       tune_fit(x, g, f, dots, args, call),
       nmfkit_warning = function(w) {
-        hit <- tune_warnings[inherits(w, paste0("nmfkit_warning_",
-                                                tune_warnings), which = TRUE) > 0]
+        cls <- paste0("nmfkit_warning_", tune_warnings)
+        hit <- tune_warnings[inherits(w, cls, which = TRUE) > 0]
         if (length(hit)) {
           seen[hit] <<- 1
           invokeRestart("muffleWarning")
@@ -425,7 +428,8 @@ check_tune_variant <- function(variant, call = rlang::caller_env()) {
   if (length(refused)) {
     why <- switch(refused[1],
       wasserstein = "{.fn nmf_wasserstein} takes no mask, and a bi-cross-validation block (bins x histograms) cannot be scored by its optimal-transport loss, which needs whole histograms.",
-      "{.fn nmf_{refused[1]}} fits several data sets or strata, which a fold of one matrix does not split.")
+      shift = "{.fn nmf_shift} takes no mask, and its components move across the rows (pixels), so a block's rows have no rows of the basis of their own.",
+      "{.fn nmf_{refused[1]}} fits several data sets or strata, which the folds of one matrix do not split.")
     abort_nmfkit(c("{.fn nmf_tune} does not tune {.val {refused[1]}} fits.",
                    "x" = why,
                    "i" = "It tunes {.or {.val {supported}}}."),

@@ -127,6 +127,18 @@ test_that("bi-cross-validation picks the planted rank for nmf and manifold", {
   # a strong graph penalty predicts the held-out block worse at rank 3
   expect_gt(s$mean[s$rank == 3 & s$lambda == 10],
             s$mean[s$rank == 3 & s$lambda == 0])
+  # counts under KL: the blocks' coefficients by KL's projection; the
+  # same errors for dense and sparse storage
+  xc <- round(x * 5)
+  run_kl <- function(data) {
+    set.seed(11)
+    nmf_tune(data, 2:3, loss = "kl", holdout = "blocks", nfolds = 2,
+             control = nmf_control(max_iter = 50))$results$error
+  }
+  kl <- run_kl(xc)
+  expect_true(all(is.finite(kl) & kl > 0))
+  expect_equal(run_kl(Matrix::Matrix(xc, sparse = TRUE)), kl,
+               tolerance = 1e-10)
   # the blocks are disjoint and span 1/nfolds of the rows and columns
   set.seed(9)
   b <- draw_blocks(x, 3)
