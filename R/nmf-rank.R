@@ -79,6 +79,8 @@
 #'   Kim, H. and Park, H. (2007). Sparse non-negative matrix factorizations
 #'   via alternating non-negativity-constrained least squares for
 #'   microarray data analysis. *Bioinformatics* 23(12), 1495-1502.
+#' @seealso [nmf_tune()] to choose penalties, losses and variants with the
+#'   rank, on the same folds.
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
