@@ -7,14 +7,16 @@
 #'
 #' For a fit, `type = "basis"` draws `W` as a heatmap (or, with
 #' `image_dim`, each basis vector as an image), `"coef"` a heatmap of `H`,
-#' `"loss"` the loss trace. For [nmf_rank()] results: the held-out error
+#' `"loss"` the loss trace. For [nmf_tune()] results: the mean held-out
+#' error against rank, one line per other setting, as [plot.nmfkit_tune()].
+#' For [nmf_rank()] results: the held-out error
 #' with one-standard-error bars (`"cv"`), the cophenetic correlation and
 #' dispersion (`"consensus"`) against rank, or with `rank =` that rank's
 #' consensus matrix. For [nmf_consensus()] results, see
 #' [plot.nmfkit_consensus()]: stability and error against rank (cNMF's
 #' k-selection plot), the local densities, or one rank's programs.
 #'
-#' @param object A fitted nmfkit model, an `nmfkit_rank` or an
+#' @param object A fitted nmfkit model, an `nmfkit_rank`, `nmfkit_tune` or
 #'   `nmfkit_consensus` object.
 #' @param type What to draw (see Details).
 #' @param image_dim Image size `c(rows, columns)` for `type = "basis"`.
@@ -117,6 +119,32 @@ autoplot.nmfkit_rank <- function(object, rank = NULL, ...) {
                     value = c(s$cophenetic, s$dispersion))
     gg_curves(d, "Consensus clustering")
   }
+}
+
+#' @rdname autoplot.nmfkit
+autoplot.nmfkit_tune <- function(object, ...) {
+  check_dots_empty()
+  d <- tune_plot_data(object)
+  s <- d$s
+  s$setting <- factor(s$setting, levels = d$settings)
+  p <- ggplot2::ggplot(s, ggplot2::aes(.data$px, .data$mean,
+                                       colour = .data$setting,
+                                       group = .data$setting)) +
+    ggplot2::geom_errorbar(ggplot2::aes(ymin = .data$lo, ymax = .data$hi),
+                           width = 0.05) +
+    ggplot2::geom_line() + ggplot2::geom_point() +
+    ggplot2::geom_point(data = s[d$best[1], , drop = FALSE], shape = 4,
+                        size = 5, colour = "black", show.legend = FALSE) +
+    ggplot2::geom_point(data = s[d$best[2], , drop = FALSE], shape = 1,
+                        size = 6, colour = "black", show.legend = FALSE) +
+    ggplot2::scale_x_continuous(breaks = sort(unique(s$rank))) +
+    ggplot2::labs(x = "rank", y = tune_score_label(object), colour = NULL,
+                  title = "Cross-validation grid")
+  if (length(d$settings) == 1L) {
+    p <- p + ggplot2::guides(colour = "none")
+  }
+  if (d$log_y) p <- p + ggplot2::scale_y_log10()
+  p
 }
 
 #' @rdname autoplot.nmfkit

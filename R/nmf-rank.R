@@ -79,6 +79,8 @@
 #'   Kim, H. and Park, H. (2007). Sparse non-negative matrix factorizations
 #'   via alternating non-negativity-constrained least squares for
 #'   microarray data analysis. *Bioinformatics* 23(12), 1495-1502.
+#' @seealso [nmf_tune()] to choose penalties, losses and variants with the
+#'   rank, on the same folds.
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
@@ -147,7 +149,7 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
 }
 
 # Sorted unique whole ranks from 1 to max_rank.
-check_ranks <- function(ranks, max_rank, arg = "ranks",
+check_ranks <- function(ranks, max_rank, arg = "ranks", why = NULL,
                         call = rlang::caller_env()) {
   if (!is.numeric(ranks) || !length(ranks) || anyNA(ranks) ||
       any(!is.finite(ranks)) || any(ranks != round(ranks))) {
@@ -157,7 +159,7 @@ check_ranks <- function(ranks, max_rank, arg = "ranks",
   }
   if (any(ranks < 1 | ranks > max_rank)) {
     bad <- ranks[ranks < 1 | ranks > max_rank]
-    abort_nmfkit(c("{.arg {arg}} must be between 1 and {max_rank} (the smaller dimension of {.arg x}).",
+    abort_nmfkit(c(if (is.null(why)) "{.arg {arg}} must be between 1 and {max_rank} (the smaller dimension of {.arg x})." else "{.arg {arg}} must be between 1 and {max_rank} ({why}).",
                    "x" = "{cli::qty(length(bad))}Rank{?s} {bad} {?is/are} out of range."),
                  "rank", call = call)
   }
@@ -192,7 +194,33 @@ check_fraction <- function(fraction, call = rlang::caller_env()) {
 # fold, each returning its held-out error.
 rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
                     call = rlang::caller_env()) {
-  folds <- draw_folds(x, fraction, nfolds, zeros)
+  cv <- cv_folds(x, fraction, nfolds, zeros, call = call)
+  tasks <- expand.grid(fold = seq_len(nfolds), rank = ranks)
+  out <- cv_run(tasks$rank, function(t) {
+    f <- cv$folds[[tasks$fold[t]]]
+    run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t],
+                                 mask = fold_mask(x, f), keep_data = FALSE),
+                            args), x, tasks$rank[t], call)
+    c(fold_error(cv, f, run$model, run$model$beta %||% 2), run$capped)
+  })
+  warn_capped(out[2, ])
+  results <- data.frame(rank = tasks$rank, fold = tasks$fold,
+                        error = out[1, ])
+  list(results = results, best = cv_best(results), consensus = NULL)
+}
+
+# The folds of a cross-validation, drawn once (from the session's RNG) and
+# shared by every fit: `holdout = "entries"`, nfolds disjoint random sets
+# of entries (draw_folds()); `"blocks"`, nfolds disjoint blocks of rows x
+# columns (draw_blocks()). Returns list(folds, e, x_mean, holdout): the
+# held-out values on the scale x / 2^e on which the fits run, so data near
+# .Machine$double.xmax give the errors of any other scale, and the mean of
+# x on that scale (the reference of a divergence's held-out error: every
+# held-out entry predicted by the mean).
+cv_folds <- function(x, fraction, nfolds, zeros = NULL, holdout = "entries",
+                     call = rlang::caller_env()) {
+  folds <- if (holdout == "blocks") draw_blocks(x, nfolds) else
+    draw_folds(x, fraction, nfolds, zeros)
   sizes <- vapply(folds, function(f) length(f$i), integer(1))
   n_empty <- nfolds - sum(sizes > 0L)
   if (n_empty > 0L) {
@@ -201,37 +229,50 @@ rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
                    "i" = "Raise {.arg fraction} (or use fewer {.arg nfolds})."),
                  "value", call = call)
   }
-  # the held-out errors are computed on x / 2^e (as the fits are), so data
-  # near .Machine$double.xmax give the errors of any other scale
   e <- data_exponent(if (inherits(x, "dgCMatrix")) x@x[!is.na(x@x)]
                      else x[!is.na(x)])
   folds <- lapply(folds, function(f) {
     f$value <- scale_data(f$value, e)
     f
   })
-  # the reference of a divergence's held-out error: every held-out entry
-  # predicted by the mean of x (on the same scale)
   x_mean <- scale_data(if (inherits(x, "dgCMatrix"))
     sum(x@x, na.rm = TRUE) / (length(x) - sum(is.na(x@x))) else
     mean(x, na.rm = TRUE), e)
-  tasks <- expand.grid(fold = seq_len(nfolds), rank = ranks)
-  prog <- progressr::progressor(steps = nrow(tasks))
-  out <- future.apply::future_vapply(seq_len(nrow(tasks)), function(t) {
-    f <- folds[[tasks$fold[t]]]
-    run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t],
-                                 mask = fold_mask(x, f), keep_data = FALSE),
-                            args), x, tasks$rank[t], call)
+  list(folds = folds, e = e, x_mean = x_mean, holdout = holdout)
+}
+
+# The held-out error of one fold of `cv` (from cv_folds()) for a model
+# fitted without it, scored under the beta-divergence `beta` (cv_error()).
+# Held-out entries are predicted by the model's W H; a held-out block by
+# W[rows, ] times the coefficients of its columns solved on the rows not
+# held out (block_coef()). Both on the scale of x / 2^e.
+fold_error <- function(cv, f, model, beta, x = NULL) {
+  e <- cv$e
+  W <- scale_data(model$W, e %/% 2)
+  pred <- if (is.null(f$rows)) {
+    H <- scale_data(model$H, e - e %/% 2)
+    rowSums(W[f$i, , drop = FALSE] * t(H)[f$j, , drop = FALSE])
+  } else {
+    h <- scale_data(block_coef(x, f, model), e - e %/% 2)
+    as.vector(W[f$rows, , drop = FALSE] %*% h)
+  }
+  cv_error(f, pred, beta, cv$x_mean)
+}
+
+# One task per element of `cost` (a task's relative cost: its rank), run
+# through future.apply with `future.seed = TRUE` in balanced order; each
+# task(t) returns `size` numbers (c(error, capped) for nmf_rank()).
+# Returns the size x n matrix of them.
+cv_run <- function(cost, task, size = 2L) {
+  n <- length(cost)
+  prog <- progressr::progressor(steps = n)
+  ord <- order(cost)[balanced_order(n)]
+  future.apply::future_vapply(seq_len(n), function(t) {
+    out <- task(t)
     prog()
-    W <- scale_data(run$model$W, e %/% 2)
-    H <- scale_data(run$model$H, e - e %/% 2)
-    pred <- rowSums(W[f$i, , drop = FALSE] * t(H)[f$j, , drop = FALSE])
-    c(cv_error(f, pred, run$model$beta %||% 2, x_mean), run$capped)
-  }, numeric(2), future.seed = TRUE,
-  future.scheduling = structure(1, ordering = balanced_order(nrow(tasks))))
-  warn_capped(out[2, ])
-  results <- data.frame(rank = tasks$rank, fold = tasks$fold,
-                        error = out[1, ])
-  list(results = results, best = cv_best(results), consensus = NULL)
+    out
+  }, numeric(size), future.seed = TRUE,
+  future.scheduling = structure(1, ordering = ord))
 }
 
 # An order of n tasks of increasing cost (here: by rank) whose contiguous
@@ -432,8 +473,10 @@ rank_consensus <- function(x, ranks, fit, nrun, args,
 # (nmf_rank() warns once for all its fits). Its model must hold finite
 # nonnegative factors W (m x rank) and H (rank x n): anything else (a user's
 # `fit` returning another object, NaN factors) is an error naming `fit`,
-# never a NaN error or a clustering of NaN.
-quiet_fit <- function(fit, args, x, rank, call = rlang::caller_env()) {
+# never a NaN error or a clustering of NaN. `signed_w`: the basis may have
+# any sign (nmf_manifold()'s ALM methods).
+quiet_fit <- function(fit, args, x, rank, call = rlang::caller_env(),
+                      signed_w = FALSE) {
   capped <- 0
   model <- withCallingHandlers(
     do.call(fit, args),
@@ -442,11 +485,11 @@ quiet_fit <- function(fit, args, x, rank, call = rlang::caller_env()) {
       invokeRestart("muffleWarning")
     }
   )
-  check_fit_model(model, nrow(x), ncol(x), rank, call)
+  check_fit_model(model, nrow(x), ncol(x), rank, call, signed_w)
   list(model = model, capped = capped)
 }
 
-check_fit_model <- function(model, m, n, rank, call) {
+check_fit_model <- function(model, m, n, rank, call, signed_w = FALSE) {
   shape_ok <- function(f, r, c) {
     is.matrix(f) && is.numeric(f) && nrow(f) == r && ncol(f) == c
   }
@@ -463,7 +506,7 @@ check_fit_model <- function(model, m, n, rank, call) {
                    "i" = "Check the fit at this rank on its own; held-out errors and clusters of such factors mean nothing."),
                  "fit", call = call)
   }
-  if (any(model$W < 0) || any(model$H < 0)) {
+  if ((!signed_w && any(model$W < 0)) || any(model$H < 0)) {
     abort_nmfkit(c("{.arg fit} returned negative factors at rank {rank}.",
                    "x" = "{.field W} has {sum(model$W < 0)} and {.field H} {sum(model$H < 0)} negative entr{?y/ies}."),
                  "fit", call = call)

@@ -4,6 +4,7 @@
 .onLoad <- function(libname, pkgname) {
   s3_register("ggplot2::autoplot", "nmfkit")
   s3_register("ggplot2::autoplot", "nmfkit_rank")
+  s3_register("ggplot2::autoplot", "nmfkit_tune")
   s3_register("ggplot2::autoplot", "nmfkit_consensus")
   invisible(NULL)
 }
