@@ -422,6 +422,7 @@ bool beta_update(Mat& z, const Mat& ft, const Side& s, double beta,
   const bool done = chunk_sums(n, par, hooks, work, vpart,
                                [&](Index c0, Index l) {
     Vec x(mi), a(mi), y(mi), num(k), den(k), tmp(mi);
+    Eigen::ArrayXd ys(mi);
     double chunk_viol = 0.0, chunk_div = 0.0;
     for (Index o = c0; o < c0 + l; ++o) {
       x.setZero();
@@ -435,12 +436,16 @@ bool beta_update(Mat& z, const Mat& ft, const Side& s, double beta,
       for (int pass = 1; pass <= passes; ++pass) {
         // numerator f' (a x y^(beta-2)), denominator f' (a y^(beta-1));
         // a zero x adds nothing to the numerator, also where its y has
-        // underflowed to 0 (for beta < 2, 0 * 0^(beta-2) would be NaN)
+        // underflowed to 0 (for beta < 2, 0 * 0^(beta-2) would be NaN),
+        // and a y that underflowed below 1e-300 counts as 1e-300 (for
+        // beta < 1, 0^(beta-1) is infinite): far below any fitted value
+        // of data in the core's range (x / 2^e, largest entry at least
+        // 2^-200), so it only ever acts after an underflow
+        ys = y.array().max(1e-300);
         tmp = (x.array() == 0.0)
-                  .select(0.0, a.array() * x.array() *
-                                   y.array().pow(beta - 2.0));
+                  .select(0.0, a.array() * x.array() * ys.pow(beta - 2.0));
         num.noalias() = ft * tmp;
-        tmp = a.array() * y.array().pow(beta - 1.0);
+        tmp = a.array() * ys.pow(beta - 1.0);
         den.noalias() = ft * tmp;
         double pv = 0.0;
         for (Index t = s.fixed; t < k; ++t) {
