@@ -82,25 +82,28 @@
 #' @seealso [nmf_joint_test()] for one test of the whole data sets,
 #'   [print.nmfkit_differential()] for the methods of the result.
 #' @examples
-#' # two halves of the swimmer; the second gains a torso-heavy component
-#' x <- swimmer()
+#' # two sets over three blocks of 10 features; set 2 uses the first
+#' # block's component three times as much
 #' set.seed(1)
-#' idx <- sample(256)
-#' x1 <- x[, idx[1:40]]
-#' x2 <- x[, idx[41:80]]
-#' fit <- nmf_joint(x1, x2, rank = 4, normalize = FALSE)
-#' dt <- nmf_differential(fit, B = 19)
+#' W <- matrix(0, 30, 3)
+#' W[cbind(1:30, rep(1:3, each = 10))] <- 1
+#' h1 <- matrix(runif(90), 3)
+#' h2 <- matrix(runif(90), 3) * c(3, 1, 1)
+#' x1 <- matrix(rpois(900, 5 * W %*% h1), 30)
+#' x2 <- matrix(rpois(900, 5 * W %*% h2), 30)
+#' fit <- nmf_joint(x1, x2, rank = 3, normalize = FALSE)
+#' dt <- nmf_differential(fit, B = 199)
 #' dt
-#' head(tidy(dt))
+#' summary(dt)
 #'
-#' # three strata, the third with a shift of its own on features 1 to 3
-#' W <- matrix(runif(12 * 2), 12, 2)
-#' s <- lapply(1:3, function(i) W %*% matrix(runif(2 * 15), 2, 15) +
-#'   (i == 3) * (1:12 <= 3))
+#' # three strata; the third adds a shift of its own to features 1 to 4
+#' s <- lapply(1:3, function(i) {
+#'   W[1:12, 1:2] %*% matrix(runif(2 * 20), 2, 20) + 1 +
+#'     2 * (i == 3) * (1:12 <= 4) + matrix(runif(240, 0, 0.5), 12)
+#' })
 #' sfit <- nmf_stratified(setNames(s, c("a", "b", "c")), rank = 2,
-#'                        control = nmf_control(update = "hals",
-#'                                              max_iter = 50))
-#' sdt <- nmf_differential(sfit, B = 19)
+#'                        control = nmf_control(update = "hals"))
+#' sdt <- nmf_differential(sfit, B = 199)
 #' summary(sdt)
 #' plot(sdt)
 #' @export
@@ -441,7 +444,7 @@ plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
                  ylab = "-log10(p-value)",
                  main = sprintf("Differential features (%s, BH %s)", x$type,
                                 format(alpha)),
-                 ylim = c(0, log10(x$B + 1) * 1.08), ...)
+                 ylim = c(0, log10(x$B + 1) * 1.3), ...)
   graphics::abline(v = 0, col = "grey80")
   if (any(hit)) {
     # the least significant discovery's p-value: where BH draws the line
@@ -452,10 +455,11 @@ plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
   lab <- utils::head(lab[order(tab$p_value[lab], -abs(tab$statistic[lab]))],
                      top)
   if (length(lab)) {
-    graphics::text(tab$statistic[lab], y[lab],
+    # permutation p-values tie at 1 / (B + 1): labels slanted upwards stay
+    # apart where the points share a height
+    graphics::text(tab$statistic[lab], y[lab] + 0.02 * log10(x$B + 1),
                    paste(tab$feature[lab], tab[[by]][lab], sep = ":"),
-                   pos = ifelse(tab$statistic[lab] >= 0, 4, 2), cex = 0.7,
-                   xpd = TRUE)
+                   srt = 60, adj = c(0, 0.5), cex = 0.65, xpd = TRUE)
   }
   invisible(x)
 }
