@@ -99,7 +99,7 @@ test_that("a planted set difference is found at its features", {
   expect_lt(max(abs(tab$statistic[off])), min(abs(tab$statistic[planted])))
 })
 
-test_that("a planted stratum shift is found at its features and not elsewhere", {
+test_that("a planted stratum shift is found at its features, not elsewhere", {
   s <- withr::with_seed(7, diff_stratified_planted(effect = 5))
   sfit <- withr::with_seed(1, nmf_stratified(s$x, rank = 3,
                                              control = ctl1(update = "hals")))
