@@ -132,9 +132,11 @@ nmf_differential <- function(fit, B = 199, ..., x = NULL) {
 #' @rdname nmf_differential
 #' @export
 nmf_differential.default <- function(fit, B = 199, ..., x = NULL) {
-  cls <- class(fit)[1]
+  cls <- class(fit)
+  found <- if (is.object(fit)) "{.arg fit} has class {.cls {cls}}."
+           else "{.arg fit} is {.obj_type_friendly {fit}}."
   abort_nmfkit(c("{.fn nmf_differential} needs a fit from {.fn nmf_joint} or {.fn nmf_stratified}.",
-                 "x" = "{.arg fit} is {.obj_type_friendly {fit}} (class {.cls {cls}}).",
+                 "x" = found,
                  "i" = "Supported classes: {.cls nmfkit_joint}, {.cls nmfkit_stratified}."),
                "type", value = fit)
 }

@@ -248,3 +248,11 @@ test_that("bad inputs give classed errors", {
   expect_error(print(dt, n = "a"), class = "nmfkit_error_count")
   expect_error(tidy(dt, matrix = "W"), class = "nmfkit_error_dots")
 })
+
+test_that("errors name the class and what is supported", {
+  x <- withr::with_seed(1, matrix(runif(40), 8))
+  fit <- withr::with_seed(1, nmf(x, 2))
+  expect_snapshot(nmf_differential(fit, B = 3), error = TRUE)
+  expect_snapshot(nmf_differential(list(1)), error = TRUE)
+  expect_snapshot(nmf_differential(), error = TRUE)
+})
