@@ -202,7 +202,7 @@ centred_shifts <- function(V) V - rowMeans(V)
 # any plan gives the same streams), keeping per entry the exceedance count
 # and the running sum and sum of squares instead of all B matrices.
 permutation_counts <- function(B, observed, replicate, ...) {
-  size <- max(1L, min(B, floor(2e6 / length(observed))))
+  size <- max(1L, min(B, floor(1e7 / length(observed))))
   starts <- seq(1L, B, by = size)
   a <- abs(observed) - 1e-12
   count <- sum1 <- sum2 <- array(0, dim(observed))
