@@ -861,6 +861,48 @@ test_that("the bad-input table gives classed errors", {
            "nmfkit_error_sparse")
     ))
   }
+  # nmf_differential() and its result (R/nmf-differential.R)
+  dtf <- withr::with_seed(1, nmf_differential(f$jfit, B = 2))
+  rows <- c(rows, list(
+    list("nmf_differential", quote(nmf_differential()),
+         "nmfkit_error_missing"),
+    list("nmf_differential", quote(nmf_differential(f$jfit, B = 0, x = NULL)),
+         "nmfkit_error_count"),
+    list("nmf_differential.default",
+         quote(nmf_differential(f$fit, B = 1, x = NULL)), "nmfkit_error_type"),
+    list("nmf_differential.default", quote(nmf_differential(x)),
+         "nmfkit_error_type"),
+    list("nmf_differential.nmfkit_joint",
+         quote(nmf_differential(f$jfit, B = 2.5)), "nmfkit_error_count"),
+    list("nmf_differential.nmfkit_joint",
+         quote(nmf_differential(f$jfit, B = 1, x = x)), "nmfkit_error_data"),
+    list("nmf_differential.nmfkit_joint",
+         quote(nmf_differential(f$jfit, B = 1, x = list(x, x))),
+         "nmfkit_error_dimension"),
+    list("nmf_differential.nmfkit_joint",
+         quote(nmf_differential(f$jfit, B = 1, x = list(x, -f$x2))),
+         "nmfkit_error_negative"),
+    list("nmf_differential.nmfkit_joint",
+         quote(nmf_differential(f$jfit, 1, bee = 1)), "nmfkit_error_dots"),
+    list("nmf_differential.nmfkit_stratified",
+         quote(nmf_differential(f$sfit, B = -1)), "nmfkit_error_count"),
+    list("nmf_differential.nmfkit_stratified",
+         quote(nmf_differential(f$sfit, B = 1, x = x)),
+         "nmfkit_error_dimension"),
+    list("nmf_differential.nmfkit_stratified",
+         quote(nmf_differential(f$sfit, B = 1, x = list(a = x, c = f$x2))),
+         "nmfkit_error_strata"),
+    list("summary.nmfkit_differential", quote(summary(dtf, alpha = 0)),
+         "nmfkit_error_value"),
+    list("summary.nmfkit_differential", quote(summary(dtf, bee = 0.1)),
+         "nmfkit_error_dots"),
+    list("tidy.nmfkit_differential", quote(tidy(dtf, matrix = "W")),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_differential", quote(plot(dtf, alpha = 2)),
+         "nmfkit_error_value"),
+    list("plot.nmfkit_differential", quote(plot(dtf, top = -1)),
+         "nmfkit_error_count")
+  ))
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   for (r in rows) {
