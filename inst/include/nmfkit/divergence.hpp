@@ -188,6 +188,9 @@ inline double mu_exponent(double beta) {
 inline double beta_div(double x, double y, double beta) {
   if (beta == 1.0) return (x > 0.0 ? x * std::log(x / y) : 0.0) - x + y;
   if (beta == 0.0) return x / y - std::log(x / y) - 1.0;
+  // d(0 | y) = y^beta / beta, also at a y that underflowed to 0 (where the
+  // general form's 0 * 0^(beta-1) is NaN for beta < 1)
+  if (x == 0.0) return std::pow(y, beta) / beta;
   return (std::pow(x, beta) + (beta - 1.0) * std::pow(y, beta) -
           beta * x * std::pow(y, beta - 1.0)) /
          (beta * (beta - 1.0));
