@@ -137,15 +137,6 @@ nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
   structure(out, class = "nmfkit_bootstrap")
 }
 
-check_level <- function(level, arg = rlang::caller_arg(level),
-                        call = rlang::caller_env()) {
-  if (!is_number(level) || level <= 0 || level >= 1) {
-    abort_nmfkit(c("{.arg {arg}} must be a number in (0, 1), such as 0.9.",
-                   "x" = "It is {describe_value(level)}."),
-                 "value", call = call, value = level)
-  }
-  as.double(level)
-}
 
 # The data the replicates resample: the fit's, or `x`. A Poisson parametric
 # bootstrap draws from W H alone and needs none.

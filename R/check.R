@@ -531,3 +531,15 @@ check_dots_empty <- function(env = rlang::caller_env(),
                  "x" = found, hints),
                "dots", call = call)
 }
+
+# A level or a rate strictly between 0 and 1 (a confidence level, a false
+# discovery rate).
+check_level <- function(level, arg = rlang::caller_arg(level),
+                        call = rlang::caller_env()) {
+  if (!is_number(level) || level <= 0 || level >= 1) {
+    abort_nmfkit(c("{.arg {arg}} must be a number strictly between 0 and 1, such as 0.9 or 0.05.",
+                   "x" = "It is {describe_value(level)}."),
+                 "value", call = call, value = level)
+  }
+  as.double(level)
+}

@@ -390,7 +390,7 @@ print.nmfkit_differential <- function(x, n = 6L, ...) {
 #' @export
 summary.nmfkit_differential <- function(object, alpha = 0.05, ...) {
   check_dots_empty()
-  alpha <- check_alpha(alpha)
+  alpha <- check_level(alpha)
   tab <- object$table
   hit <- tab$p_adjusted < alpha
   by <- names(tab)[2]
@@ -446,7 +446,7 @@ tidy.nmfkit_differential <- function(x, ...) {
 #' @rdname print.nmfkit_differential
 #' @export
 plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
-  alpha <- check_alpha(alpha)
+  alpha <- check_level(alpha)
   top <- check_count(top, min = 0)
   tab <- x$table
   y <- -log10(tab$p_value)
@@ -480,13 +480,3 @@ plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
   invisible(x)
 }
 
-# A level in (0, 1).
-check_alpha <- function(alpha, arg = rlang::caller_arg(alpha),
-                        call = rlang::caller_env()) {
-  if (!is_number(alpha) || alpha <= 0 || alpha >= 1) {
-    abort_nmfkit(c("{.arg {arg}} must be a number strictly between 0 and 1.",
-                   "x" = "It is {describe_value(alpha)}."),
-                 "value", call = call, value = alpha)
-  }
-  alpha
-}

@@ -94,13 +94,7 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
                      assay = "counts") {
   call <- match.call()
   x <- input_matrix(x, assay)
-  if (is_delayed(x)) {
-    # the folds are masked fits, which hold the data in memory
-    abort_nmfkit(c("{.fn nmf_rank} holds out entries of {.arg x} in masked fits, which need {.arg x} in memory.",
-                   "x" = "{.arg x} is a {.cls {class(x)[1]}}, read in blocks.",
-                   "i" = "Compare ranks on a random sample of columns, e.g. {.code as(x[, sort(sample(ncol(x), 5000))], \"dgCMatrix\")}, then fit the chosen rank to all of {.arg x}."),
-                 "streamed", call = call)
-  }
+  abort_streamed_holdout(x, "nmf_rank", call = call)
   x <- check_data(x, allow_na = TRUE)
   if (missing(ranks)) {
     abort_nmfkit("{.arg ranks} is missing: give the ranks to compare.",

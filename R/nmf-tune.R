@@ -130,12 +130,7 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
                      fraction = 0.05, nfolds = 3L, assay = "counts") {
   call <- match.call()
   x <- input_matrix(x, assay)
-  if (is_delayed(x)) {
-    abort_nmfkit(c("{.fn nmf_tune} holds out entries of {.arg x}, which needs {.arg x} in memory.",
-                   "x" = "{.arg x} is a {.cls {class(x)[1]}}, read in blocks.",
-                   "i" = "Tune on a random sample of columns, e.g. {.code as(x[, sort(sample(ncol(x), 5000))], \"dgCMatrix\")}."),
-                 "streamed", call = call)
-  }
+  abort_streamed_holdout(x, "nmf_tune", call = call)
   x <- check_data(x, allow_na = TRUE)
   if (missing(rank)) {
     abort_nmfkit("{.arg rank} is missing: give the ranks to try.", "missing")

@@ -300,3 +300,14 @@ solve_blocks <- function(x, solve) {
   dimnames(h) <- NULL
   h
 }
+
+# Functions that hold out entries in masked fits (nmf_rank(), nmf_tune())
+# need x in memory: a classed error for data read in blocks, with the
+# way round.
+abort_streamed_holdout <- function(x, fn, call = rlang::caller_env()) {
+  if (!is_delayed(x)) return(invisible(NULL))
+  abort_nmfkit(c("{.fn {fn}} holds out entries of {.arg x} in masked fits, which need {.arg x} in memory.",
+                 "x" = "{.arg x} is a {.cls {class(x)[1]}}, read in blocks.",
+                 "i" = "Work on a random sample of columns, e.g. {.code as(x[, sort(sample(ncol(x), 5000))], \"dgCMatrix\")}, then fit the chosen setting to all of {.arg x}."),
+               "streamed", call = call)
+}
