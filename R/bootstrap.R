@@ -122,6 +122,7 @@ nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
   }
   setup <- bootstrap_setup(fit, data, type, beta, control)
   prog <- progressr::progressor(steps = B)
+  seed_session()
   reps <- future.apply::future_lapply(seq_len(B), function(b) {
     out <- bootstrap_replicate(setup)
     prog()
@@ -213,17 +214,16 @@ bootstrap_replicate <- function(s) {
                   H = if (s$fixed[2] > 0) init$H[seq_len(s$fixed[2]), , drop = FALSE])
     fixed <- fixed[!vapply(fixed, is.null, logical(1))]
   }
-  capped <- 0
-  model <- withCallingHandlers(
-    do.call(nmf, c(list(xb, init = init, fixed = fixed), s$args)),
-    nmfkit_warning_convergence = function(w) {
-      capped <<- 1
-      invokeRestart("muffleWarning")
-    },
+  # the fit itself warned of its penalty already
+  run <- withCallingHandlers(
+    quiet_fit(nmf, c(list(xb, init = init, fixed = fixed), s$args), xb,
+              s$args$rank),
     nmfkit_warning_penalty = function(w) invokeRestart("muffleWarning")
   )
+  model <- run$model
   list(W = unname(model$W), H = unname(model$H), cols = cols,
-       iterations = model$iterations, status = model$status, capped = capped)
+       iterations = model$iterations, status = model$status,
+       capped = run$capped)
 }
 
 # Matches each replicate's components to the fit's (Hungarian on cosine

@@ -162,3 +162,14 @@ run_score <- function(runs, finals) {
 
 # The last loss of a run (Inf when it has none).
 final_loss <- function(loss) if (length(loss)) loss[length(loss)] else Inf
+
+# Before a future.apply call with future.seed = TRUE: a session whose RNG
+# is not yet seeded is seeded now, in its own kind, as any draw would;
+# future.apply would otherwise seed it itself and leave the session's RNG
+# kind switched to L'Ecuyer-CMRG. A seeded session is left as it is.
+seed_session <- function() {
+  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
+    stats::runif(1)
+  }
+  invisible(NULL)
+}

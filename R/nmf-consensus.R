@@ -127,6 +127,7 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
 consensus_runs <- function(x, ranks, nrun, args, call = rlang::caller_env()) {
   tasks <- expand.grid(run = seq_len(nrun), rank = ranks)
   prog <- progressr::progressor(steps = nrow(tasks))
+  seed_session()
   out <- future.apply::future_lapply(seq_len(nrow(tasks)), function(t) {
     run <- quiet_fit(nmf, c(list(x, rank = tasks$rank[t], keep_data = FALSE),
                             args), x, tasks$rank[t], call)

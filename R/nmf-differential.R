@@ -206,12 +206,7 @@ permutation_counts <- function(B, observed, replicate, ...) {
   starts <- seq(1L, B, by = size)
   a <- abs(observed) - 1e-12
   count <- sum1 <- sum2 <- array(0, dim(observed))
-  # a session whose RNG is not yet seeded is seeded now, in its own kind,
-  # as any draw would: future.apply would otherwise seed it itself and leave
-  # the session in L'Ecuyer-CMRG
-  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
-    stats::runif(1)
-  }
+  seed_session()
   prog <- progressr::progressor(steps = B)
   for (s in starts) {
     idx <- seq.int(s, min(B, s + size - 1L))

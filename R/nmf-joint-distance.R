@@ -142,6 +142,7 @@ nmf_distance.list <- function(x, rank, method = c("jnmf", "chamfer"),
   # a future per pair cost more than its fit on 20 Newsgroups (190 pairs of
   # 0.1 s fits), and the pairs' copies of the sets were 19 times the data.
   # future.seed gives every pair its own stream, whatever the chunking.
+  seed_session()
   res <- future.apply::future_lapply(seq_len(nrow(idx)), indexed_pair_distance,
                                      sets = x, idx = idx,
                                      settings = settings, prog = prog,

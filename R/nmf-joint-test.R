@@ -44,6 +44,7 @@ nmf_joint_test <- function(x1, x2, rank, B = 199, ...) {
   pooled <- pool_columns(check_data(x1), check_data(x2))
   n1 <- NCOL(x1)
   prog <- progressr::progressor(steps = B)
+  seed_session()
   null <- future.apply::future_vapply(seq_len(B), split_distance,
                                       numeric(1), pooled = pooled, n1 = n1,
                                       settings = settings, prog = prog,

@@ -114,17 +114,13 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
     abort_nmfkit(c("{.arg fit} must take {.arg {needs}}.",
                    "x" = "It has no {.arg {missing_args}} argument."), "fit")
   }
-  check_rank_dots(names(list(...)), method)
+  check_own_dots(names(list(...)), "nmf_rank", "ranks", mask = method == "cv")
   has_na <- anyNA(if (inherits(x, "dgCMatrix")) x@x else x)
   na_args <- if (has_na) list(na = "omit") else list()
   out <- if (method == "cv") {
     fraction <- check_fraction(fraction)
     nfolds <- check_count(nfolds, min = 2)
-    if (nfolds * fraction > 1) {
-      abort_nmfkit(c("{.arg nfolds} disjoint folds of {.arg fraction} {fraction} do not fit in the data.",
-                     "x" = "{nfolds} x {fraction} = {nfolds * fraction} > 1."),
-                   "count")
-    }
+    check_fold_count(nfolds, fraction)
     rank_cv(x, ranks, fit, fraction, nfolds, c(na_args, list(...)),
             call = rlang::current_env())
   } else {
@@ -160,17 +156,29 @@ check_ranks <- function(ranks, max_rank, arg = "ranks", why = NULL,
   sort(unique(as.integer(ranks)))
 }
 
-# Arguments in `...` that nmf_rank() sets itself for every fit (the data,
-# the rank, keep_data and, for "cv", the fold's mask) or that are its own.
-check_rank_dots <- function(names, method, call = rlang::caller_env()) {
+# Arguments in `...` that a function running many fits (nmf_rank(),
+# nmf_tune()) sets itself for every fit: the data, the rank, keep_data and,
+# for held-out folds, the fold's mask.
+check_own_dots <- function(names, fn, rank_arg, mask = TRUE,
+                           call = rlang::caller_env()) {
   if (is.null(names)) return(invisible(NULL))
-  own <- c("x", "rank", "keep_data", if (method == "cv") "mask")
+  own <- c("x", "rank", "keep_data", if (mask) "mask")
   bad <- intersect(names, own)
   if (length(bad)) {
-    abort_nmfkit(c("{.arg ...} must not set {.arg {bad}}: {.fn nmf_rank} sets {cli::qty(length(bad))}{?it/them} for every fit.",
+    abort_nmfkit(c("{.arg ...} must not set {.arg {bad}}: {.fn {fn}} sets {cli::qty(length(bad))}{?it/them} for every fit.",
                    "i" = if ("mask" %in% bad) "To leave entries out of every fit, set them to {.code NA}: they are then never held out either.",
-                   "i" = if ("rank" %in% bad) "Give the ranks to compare as {.arg ranks}."),
+                   "i" = if ("rank" %in% bad) "Give the ranks as {.arg {rank_arg}}."),
                  "dots", call = call)
+  }
+  invisible(NULL)
+}
+
+# nfolds disjoint folds of `fraction` of the entries must fit in the data.
+check_fold_count <- function(nfolds, fraction, call = rlang::caller_env()) {
+  if (nfolds * fraction > 1) {
+    abort_nmfkit(c("{.arg nfolds} disjoint folds of {.arg fraction} {fraction} do not fit in the data.",
+                   "x" = "{nfolds} x {fraction} = {nfolds * fraction} > 1."),
+                 "count", call = call)
   }
   invisible(NULL)
 }
@@ -261,6 +269,7 @@ cv_run <- function(cost, task, size = 2L) {
   n <- length(cost)
   prog <- progressr::progressor(steps = n)
   ord <- order(cost)[balanced_order(n)]
+  seed_session()
   future.apply::future_vapply(seq_len(n), function(t) {
     out <- task(t)
     prog()
@@ -435,6 +444,7 @@ rank_consensus <- function(x, ranks, fit, nrun, args,
     args$init <- "random"
   }
   prog <- progressr::progressor(steps = nrow(tasks))
+  seed_session()
   clusters <- future.apply::future_lapply(seq_len(nrow(tasks)), function(t) {
     run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t], keep_data = FALSE),
                             args), x, tasks$rank[t], call)

@@ -146,11 +146,7 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
   }
   fraction <- check_fraction(fraction)
   nfolds <- check_count(nfolds, min = 2, max = min(dim(x)))
-  if (holdout == "entries" && nfolds * fraction > 1) {
-    abort_nmfkit(c("{.arg nfolds} disjoint folds of {.arg fraction} {fraction} do not fit in the data.",
-                   "x" = "{nfolds} x {fraction} = {nfolds * fraction} > 1."),
-                 "count")
-  }
+  if (holdout == "entries") check_fold_count(nfolds, fraction)
   has_na <- anyNA(if (inherits(x, "dgCMatrix")) x@x else x)
   if (holdout == "blocks" && has_na) {
     abort_nmfkit(c("{.code holdout = \"blocks\"} needs {.arg x} without {.code NA}: the held-out columns' coefficients are solved on every row outside the block.",
@@ -469,13 +465,7 @@ check_tune_dots <- function(dots, variant, grid_names, n,
                    "x" = "{sum(!nzchar(nm %||% rep('', length(dots))))} of them {?is/are} not."),
                  "dots", call = call)
   }
-  own <- intersect(nm, c("x", "rank", "mask", "keep_data"))
-  if (length(own)) {
-    abort_nmfkit(c("{.arg ...} must not set {.arg {own}}: {.fn nmf_tune} sets {cli::qty(length(own))}{?it/them} for every fit.",
-                   "i" = if ("mask" %in% own) "To leave entries out of every fit, set them to {.code NA}: they are then never held out either.",
-                   "i" = if ("rank" %in% own) "Give the ranks to try as {.arg rank}."),
-                 "dots", call = call)
-  }
+  check_own_dots(nm, "nmf_tune", "rank", call = call)
   tuned <- intersect(c(nm, names(dots$penalty)), grid_names)
   if (length(tuned)) {
     abort_nmfkit(c("{.arg ...} sets {.arg {tuned}}, which {.arg grid} tunes.",

@@ -178,6 +178,25 @@ test_that("predict() carries the replicates' bases to new samples", {
   expect_equal(q$level, 0.8)
 })
 
+test_that("an unseeded session keeps its RNG kind through every future.seed call", {
+  d <- boot_data()
+  fit <- withr::with_seed(1, nmf(d$x, 3))
+  calls <- list(
+    function() nmf_bootstrap(fit, B = 2),
+    function() nmf_rank(d$x, 1:2, nfolds = 2, fraction = 0.1),
+    function() nmf_rank(d$x, 1:2, method = "consensus", nrun = 2))
+  for (f in calls) {
+    withr::with_preserve_seed({
+      if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
+        rm(".Random.seed", envir = globalenv())
+      }
+      kind <- RNGkind()[1]
+      suppressWarnings(f())
+      expect_identical(RNGkind()[1], kind)
+    })
+  }
+})
+
 test_that("a fit that did not converge is bootstrapped with a warning", {
   d <- boot_data()
   short <- withr::with_seed(1, nmf(d$x, 3, control = nmf_control(max_iter = 3)))
