@@ -1,6 +1,6 @@
-#' Real count data: single-cell UMI counts and newsgroup word counts
+#' Real count data: single-cell UMI counts, newsgroup word counts, mutations
 #'
-#' Two labelled count matrices for trying count-data NMF (`loss = "kl"`),
+#' Three labelled count matrices for trying count-data NMF (`loss = "kl"`),
 #' with features as rows and samples as columns:
 #' * `"pbmc"`: UMI counts of 3,774 FACS-purified peripheral blood
 #'   mononuclear cells (Zheng et al., Nature Communications 2017) over the
@@ -11,17 +11,25 @@
 #' * `"newsgroups"`: word counts of the 11,269 training documents of 20
 #'   Newsgroups as the lda package 1.4.2 ships them (61,188 words, the
 #'   words that occur in them kept); `labels` is the newsgroup.
+#' * `"mutations"`: the single base substitution catalogue of the
+#'   MutationalPatterns package's vignette (`mut_mat_data.rds`): counts of
+#'   the 96 trinucleotide contexts (`A[C>A]A`, ...) in 9 samples of
+#'   healthy colon, small intestine and liver stem cells (Blokzijl et al.,
+#'   Nature 2016); `labels` is the tissue. From Debian's
+#'   `r-bioc-mutationalpatterns` 3.8.1 (MIT licence), taken by
+#'   `tools/install-signatures.R` without installing it.
 #'
 #' The package does not ship these files (nor download at run time): they
 #' are taken from the CRAN source packages' `data/` folders by
-#' `tools/install-data.R` of the nmfkit source (which `make test` and `make
+#' `tools/install-data.R` (and `tools/install-signatures.R`) of the nmfkit source (which `make test` and `make
 #' demo` run) into `Sys.getenv("NMFKIT_DATA")` or, unset,
 #' `tools::R_user_dir("nmfkit", "data")`.
 #'
-#' @param name `"pbmc"` or `"newsgroups"`.
+#' @param name `"pbmc"`, `"newsgroups"` or `"mutations"`.
 #' @param dir The directory holding the files (see Details).
 #' @return A list with `counts` (a `dgCMatrix`, features x samples, with
-#'   dimnames), `labels` (a factor, one per sample) and, for `"pbmc"`,
+#'   dimnames; for `"mutations"` a dense matrix), `labels` (a factor, one
+#'   per sample) and, for `"pbmc"`,
 #'   `subpop`, `test` and `test_labels`.
 #' @examples
 #' if (example_counts_available("pbmc")) {
@@ -30,14 +38,20 @@
 #'   table(pbmc$labels)
 #' }
 #' @export
-example_counts <- function(name = c("pbmc", "newsgroups"),
+example_counts <- function(name = c("pbmc", "newsgroups", "mutations"),
                            dir = example_counts_dir()) {
   name <- check_choice(name)
   files <- example_counts_files(name)
   if (!example_counts_available(name, dir)) {
     abort_nmfkit(c("The {name} data are not installed in {.path {dir}}.",
-                   "i" = "Run {.code Rscript tools/install-data.R} from the nmfkit source (or {.code make deps}); it takes them from CRAN's {if (name == 'pbmc') 'fastTopics' else 'lda 1.4.2'} source package."),
+                   "i" = if (name == "mutations") "Run {.code Rscript tools/install-signatures.R} from the nmfkit source (or {.code make deps}); it takes them from Debian's {.pkg r-bioc-mutationalpatterns} package." else "Run {.code Rscript tools/install-data.R} from the nmfkit source (or {.code make deps}); it takes them from CRAN's {if (name == 'pbmc') 'fastTopics' else 'lda 1.4.2'} source package."),
                  "missing", value = dir)
+  }
+  if (name == "mutations") {
+    counts <- readRDS(file.path(dir, files))
+    tissue <- sub("[0-9]+$", "", colnames(counts))
+    return(list(counts = counts,
+                labels = factor(tissue, levels = unique(tissue))))
   }
   e <- new.env(parent = emptyenv())
   for (f in files) load(file.path(dir, f), envir = e)
@@ -74,7 +88,7 @@ example_counts <- function(name = c("pbmc", "newsgroups"),
 
 #' @rdname example_counts
 #' @export
-example_counts_available <- function(name = c("pbmc", "newsgroups"),
+example_counts_available <- function(name = c("pbmc", "newsgroups", "mutations"),
                                      dir = example_counts_dir()) {
   name <- check_choice(name)
   all(file.exists(file.path(dir, example_counts_files(name))))
@@ -87,6 +101,9 @@ example_counts_dir <- function() {
 
 example_counts_files <- function(name) {
   if (name == "pbmc") return("pbmc_facs.RData")
+  if (name == "mutations") {
+    return(file.path("mutationalpatterns", "mut_mat_data.rds"))
+  }
   paste0("newsgroup.", c("train.documents", "train.labels", "vocab",
                          "label.map"), ".rda")
 }

@@ -123,13 +123,17 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
 }
 
 # nrun fits of nmf() per rank, each from its own future.seed stream; per
-# rank (a list named by rank) the runs' W and final losses.
-consensus_runs <- function(x, ranks, nrun, args, call = rlang::caller_env()) {
+# rank (a list named by rank) the runs' W and final losses. With
+# `resample` ("poisson", "multinomial": resample_counts()), each run fits
+# its own resampled copy of x, drawn in its stream (nmf_signatures()).
+consensus_runs <- function(x, ranks, nrun, args, call = rlang::caller_env(),
+                           resample = NULL) {
   tasks <- expand.grid(run = seq_len(nrun), rank = ranks)
   prog <- progressr::progressor(steps = nrow(tasks))
   seed_session()
   out <- future.apply::future_lapply(seq_len(nrow(tasks)), function(t) {
-    run <- quiet_fit(nmf, c(list(x, rank = tasks$rank[t], keep_data = FALSE),
+    xt <- if (is.null(resample)) x else resample_counts(x, resample)
+    run <- quiet_fit(nmf, c(list(xt, rank = tasks$rank[t], keep_data = FALSE),
                             args), x, tasks$rank[t], call)
     prog()
     list(W = run$model$W, loss = final_loss(run$model$loss),

@@ -18,8 +18,8 @@ summary_line <- function(...) {
 
 # Each stop is demo/tour-<variant>.R, run in its own environment; a failing
 # stop is reported and the tour goes on, but the tour then exits non-zero.
-stops <- c("nmf", "counts", "ooc", "inference", "masks", "joint", "stratified", "shift", "wasserstein",
-           "manifold")
+stops <- c("nmf", "counts", "ooc", "inference", "signatures", "masks",
+           "joint", "stratified", "shift", "wasserstein", "manifold")
 failed <- character(0)
 for (stop_name in stops) {
   file <- file.path("demo", paste0("tour-", stop_name, ".R"))

@@ -71,6 +71,10 @@ Rscript "$here/install-cran.R" $cran
 # count-data vignette, taken from CRAN source packages' data/ folders
 Rscript "$here/install-data.R"
 
+# COSMIC v3.2 reference signatures and the MutationalPatterns example
+# catalogue, from Debian's r-bioc-mutationalpatterns .deb (not installed)
+Rscript "$here/install-signatures.R"
+
 # Benchmarks only: the archived CRAN package lda 1.4.2 (20 Newsgroups; the
 # current lda needs R >= 4.3).
 if [ "$what" = "bench" ]; then

@@ -903,6 +903,8 @@ test_that("the bad-input table gives classed errors", {
     list("plot.nmfkit_differential", quote(plot(dtf, top = -1)),
          "nmfkit_error_count")
   ))
+  # the signature functions' rows (helper-signatures.R)
+  rows <- c(rows, signature_contract_rows(environment()))
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   for (r in rows) {

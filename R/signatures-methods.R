@@ -1,0 +1,268 @@
+#' Inspect extracted signatures and refitted exposures
+#'
+#' Methods for [nmf_signatures()] (class `nmfkit_signatures`) and
+#' [refit_signatures()] (class `nmfkit_refit`).
+#'
+#' For `nmfkit_signatures`: `print()` shows the per-rank table and the
+#' chosen rank; `summary()` returns the table; `coef()` and `basis()` give
+#' the exposures and signatures of the chosen rank (or of `rank`);
+#' `plot()` draws, for `type = "rank"`, stability and mean reconstruction
+#' cosine against rank with the thresholds and the chosen rank marked;
+#' for `"signatures"`, the consensus spectra of a rank with their
+#' per-entry intervals ([plot_spectra()]); for `"exposures"`, the
+#' samples' exposures as stacked bars. `tidy()` gives the signatures
+#' (`matrix = "W"`: `context`, `signature`, `value`, `sd`, `lower`,
+#' `upper`) or exposures (`"H"`) of a rank in long form.
+#'
+#' For `nmfkit_refit`: `print()` and `summary()` (per signature: the
+#' samples in which it is present, its share of all exposures, and with
+#' intervals the mean share of replicates in which it is present);
+#' `coef()` the exposures; `fitted()` `W h`; `tidy()` one row per
+#' signature and sample (`exposure`, and with intervals `lower`, `upper`,
+#' `present`); `plot()` the exposures as stacked bars (`type =
+#' "exposures"`, relative with `proportions = TRUE`) or, with intervals,
+#' each sample's exposures with their intervals (`"intervals"`).
+#'
+#' @param x,object An `nmfkit_signatures` or `nmfkit_refit` object.
+#' @param type What to draw (see Details).
+#' @param rank A rank of the extraction (by default the chosen one).
+#' @param matrix For `tidy()`: `"W"` or `"H"`.
+#' @param proportions Draw exposures as shares of each sample.
+#' @param ... Unused; an argument given here is an error (a misspelling);
+#'   `plot()` passes them to the graphics functions.
+#' @return `print()` and `plot()` return `x` invisibly; `summary()` and
+#'   `tidy()` data frames; `coef()`, `basis()`, `fitted()` matrices.
+#' @examples
+#' set.seed(1)
+#' W <- simulate_signatures(3)
+#' sim <- simulate_catalogue(W, n = 20, mutations = 1000, active = 2)
+#' sig <- nmf_signatures(sim$counts, rank = 2:4, nrun = 8)
+#' plot(sig, type = "rank")
+#' plot(sig, type = "signatures")
+#' head(tidy(sig))
+#' fit <- refit_signatures(sim$counts[, 1:4], W, B = 30)
+#' summary(fit)
+#' plot(fit, type = "intervals")
+#' @name print.nmfkit_signatures
+NULL
+
+#' @rdname print.nmfkit_signatures
+#' @export
+print.nmfkit_signatures <- function(x, ...) {
+  check_dots_empty()
+  cat(sprintf("Mutational signatures: %d %s replicate%s per rank, fitted under %s\n",
+              x$nrun, x$resample, if (x$nrun == 1L) "" else "s",
+              loss_label(check_loss(x$loss)$name, check_loss(x$loss)$beta)))
+  r <- x$results
+  r$stable <- ifelse(r$stable, "*", "")
+  print(format(r, digits = 3), row.names = FALSE)
+  cat(sprintf("chosen rank: %d (stable: stability >= %s, minimum >= %s; then the smallest within %s of the largest stable rank's cosine)\n",
+              x$rank, format(x$stability), format(x$min_stability),
+              format(x$cosine_tol)))
+  invisible(x)
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+summary.nmfkit_signatures <- function(object, ...) {
+  check_dots_empty()
+  object$results
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+coef.nmfkit_signatures <- function(object, rank = NULL, ...) {
+  check_dots_empty()
+  signature_fit(object, rank)$H
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+basis.nmfkit_signatures <- function(object, rank = NULL, ...) {
+  check_dots_empty()
+  signature_fit(object, rank)$W
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+plot.nmfkit_signatures <- function(x, type = c("rank", "signatures",
+                                               "exposures"),
+                                   rank = NULL, ...) {
+  type <- check_choice(type)
+  if (type == "rank") {
+    r <- x$results
+    old <- graphics::par(mar = c(5, 4, 4, 5) + 0.1)
+    on.exit(graphics::par(old))
+    graphics::plot(r$rank, r$stability, type = "b", pch = 19,
+                   col = "#1f77b4", ylim = range(c(r$stability, 0, 1)),
+                   xlab = "rank", ylab = "stability (mean silhouette)",
+                   main = "Signature extraction: rank", xaxt = "n", ...)
+    graphics::lines(r$rank, r$min_stability, type = "b", pch = 1,
+                    col = "#1f77b4", lty = 2)
+    graphics::abline(h = c(x$stability, x$min_stability), col = "grey70",
+                     lty = 3)
+    graphics::abline(v = x$rank, col = "grey40", lty = 2)
+    graphics::axis(1, at = r$rank)
+    graphics::par(new = TRUE)
+    graphics::plot(r$rank, r$cosine, type = "b", pch = 17, col = "#d62728",
+                   axes = FALSE, xlab = "", ylab = "")
+    graphics::axis(4, col.axis = "#d62728")
+    graphics::mtext("mean reconstruction cosine", side = 4, line = 3,
+                    col = "#d62728")
+    graphics::legend("bottomleft", bty = "n", cex = 0.8,
+                     legend = c("stability", "minimum stability", "cosine"),
+                     col = c("#1f77b4", "#1f77b4", "#d62728"),
+                     pch = c(19, 1, 17), lty = c(1, 2, 1))
+  } else if (type == "signatures") {
+    f <- signature_fit(x, rank)
+    plot_spectra(f$W, lower = f$lower, upper = f$upper, ...)
+  } else {
+    exposure_bars(signature_fit(x, rank)$H, ...)
+  }
+  invisible(x)
+}
+
+#' @rdname print.nmfkit_signatures
+#' @method tidy nmfkit_signatures
+#' @export
+tidy.nmfkit_signatures <- function(x, matrix = c("W", "H"), rank = NULL,
+                                   ...) {
+  check_dots_empty()
+  matrix <- check_choice(matrix)
+  f <- signature_fit(x, rank)
+  if (matrix == "H") {
+    return(data.frame(signature = rep(rownames(f$H), ncol(f$H)),
+                      sample = rep(colnames(f$H), each = nrow(f$H)),
+                      exposure = as.vector(f$H), stringsAsFactors = FALSE))
+  }
+  data.frame(context = rep(rownames(f$W), ncol(f$W)),
+             signature = rep(colnames(f$W), each = nrow(f$W)),
+             value = as.vector(f$W), sd = as.vector(f$sd),
+             lower = as.vector(f$lower), upper = as.vector(f$upper),
+             stringsAsFactors = FALSE)
+}
+
+# The consensus of one rank (NULL: the chosen rank).
+signature_fit <- function(x, rank, call = rlang::caller_env()) {
+  if (is.null(rank)) rank <- x$rank
+  if (!is_number(rank) || !as.character(rank) %in% names(x$fits)) {
+    abort_nmfkit(c("{.arg rank} must be one of the ranks extracted: {x$ranks}.",
+                   "x" = "It is {describe_value(rank)}."),
+                 "rank", call = call, value = rank)
+  }
+  x$fits[[as.character(rank)]]
+}
+
+# Stacked bars of exposures (signatures x samples).
+exposure_bars <- function(H, proportions = FALSE, ...) {
+  if (proportions) H <- sweep(H, 2, pmax(colSums(H), 1e-300), "/")
+  cols <- grDevices::hcl.colors(max(nrow(H), 2L), "Set 2")[seq_len(nrow(H))]
+  old <- graphics::par(mar = c(6, 4, 3, 7), xpd = TRUE)
+  on.exit(graphics::par(old))
+  graphics::barplot(H, col = cols, border = NA, las = 2,
+                    ylab = if (proportions) "share of mutations" else
+                      "mutations", main = "Exposures", ...)
+  graphics::legend("topright", inset = c(-0.22, 0), legend = rownames(H),
+                   fill = cols, bty = "n", cex = 0.8)
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+print.nmfkit_refit <- function(x, ...) {
+  check_dots_empty()
+  sel <- switch(x$select, none = "all signatures",
+                cosine = sprintf("backward elimination on cosine (max_delta %s)",
+                                 format(x$max_delta)),
+                lrt = sprintf("backward elimination by likelihood ratio (alpha %s)",
+                              format(x$alpha)))
+  cat(sprintf("Signature refit: %d sample%s on %d signatures, %s loss, %s\n",
+              ncol(x$exposures), if (ncol(x$exposures) == 1L) "" else "s",
+              nrow(x$exposures), loss_label(x$loss), sel))
+  cat(sprintf("reconstruction cosine: mean %.3f, min %.3f\n",
+              mean(x$cosine), min(x$cosine)))
+  if (x$B > 0) {
+    cat(sprintf("%d bootstrap replicates per sample; %s%% intervals\n", x$B,
+                format(100 * x$level)))
+  }
+  s <- summary(x)
+  s <- s[s$samples > 0, , drop = FALSE]
+  print(format(utils::head(s, 10), digits = 3), row.names = FALSE)
+  if (nrow(s) > 10) cat(sprintf("... and %d more signatures present\n",
+                                nrow(s) - 10))
+  invisible(x)
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+summary.nmfkit_refit <- function(object, ...) {
+  check_dots_empty()
+  h <- object$exposures
+  out <- data.frame(signature = rownames(h), samples = rowSums(h > 0),
+                    share = rowSums(h) / max(sum(h), 1e-300),
+                    row.names = NULL, stringsAsFactors = FALSE)
+  if (object$B > 0) out$present <- rowMeans(object$present)
+  out[order(-out$share, out$signature), , drop = FALSE]
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+coef.nmfkit_refit <- function(object, ...) {
+  check_dots_empty()
+  object$exposures
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+fitted.nmfkit_refit <- function(object, ...) {
+  check_dots_empty()
+  object$signatures %*% object$exposures
+}
+
+#' @rdname print.nmfkit_signatures
+#' @method tidy nmfkit_refit
+#' @export
+tidy.nmfkit_refit <- function(x, ...) {
+  check_dots_empty()
+  h <- x$exposures
+  out <- data.frame(signature = rep(rownames(h), ncol(h)),
+                    sample = rep(colnames(h), each = nrow(h)),
+                    exposure = as.vector(h), stringsAsFactors = FALSE)
+  if (x$B > 0) {
+    out$lower <- as.vector(x$lower)
+    out$upper <- as.vector(x$upper)
+    out$present <- as.vector(x$present)
+  }
+  out
+}
+
+#' @rdname print.nmfkit_signatures
+#' @export
+plot.nmfkit_refit <- function(x, type = c("exposures", "intervals"),
+                              proportions = FALSE, ...) {
+  type <- check_choice(type)
+  check_flag(proportions)
+  h <- x$exposures
+  used <- rowSums(h) > 0
+  if (x$B > 0) used <- used | rowSums(x$upper) > 0
+  if (type == "exposures") {
+    exposure_bars(h[used, , drop = FALSE], proportions = proportions, ...)
+    return(invisible(x))
+  }
+  if (x$B == 0) {
+    abort_nmfkit(c("{.code type = \"intervals\"} draws bootstrap intervals: refit with {.arg B} > 0.",
+                   "x" = "This refit has none."),
+                 "choice", value = type)
+  }
+  n <- ncol(h)
+  k <- sum(used)
+  old <- graphics::par(mfrow = grDevices::n2mfrow(n), mar = c(6, 4, 2, 1))
+  on.exit(graphics::par(old))
+  for (j in seq_len(n)) {
+    mids <- graphics::barplot(h[used, j], col = "grey80", border = NA,
+                              las = 2, ylim = c(0, max(x$upper[used, j], 1)),
+                              main = colnames(h)[j], cex.names = 0.7, ...)
+    graphics::segments(mids, x$lower[used, j], mids, x$upper[used, j],
+                       lwd = 1.5)
+  }
+  invisible(x)
+}

@@ -1,0 +1,109 @@
+# Calibration of the signature workflows on planted catalogues (issue 37):
+#
+# 1. refit_signatures() bootstrap intervals: the share of true exposures
+#    (of signatures active in a sample) inside the intervals at levels
+#    0.8, 0.9, 0.95, by mutations per sample (100, 2,000, 50,000), KL loss,
+#    no selection and likelihood-ratio selection; B = 100 replicates.
+# 2. Selection: the share of active signatures kept and of absent ones
+#    dropped, for select = "cosine" (max_delta 0.004) and "lrt"
+#    (alpha 0.01), on 20 planted signatures, 3 active per sample.
+# 3. nmf_signatures(): how often the chosen rank is the planted rank, and
+#    the smallest matched cosine to the planted signatures, over seeds.
+#
+# Signatures: Dirichlet(0.2) draws over the 96 SBS contexts
+# (simulate_signatures()), or the COSMIC SBS signatures when installed
+# (argument "cosmic"). Exposures as simulate_catalogue() (SigFitTest-like:
+# `active` signatures per sample, Dirichlet(1) weights).
+# Run: Rscript bench/signatures-calibration.R [seeds] [cosmic]
+suppressPackageStartupMessages(library(nmfkit))
+args <- commandArgs(TRUE)
+n_seeds <- if (length(args) >= 1) as.integer(args[1]) else 5L
+use_cosmic <- length(args) >= 2 && args[2] == "cosmic"
+cat(sprintf("signatures calibration: %d seeds, %s signatures, %s\n", n_seeds,
+            if (use_cosmic) "COSMIC" else "simulated", format(Sys.time())))
+
+pool <- function(k) {
+  if (use_cosmic) {
+    cs <- cosmic_signatures("SBS", artefacts = FALSE)
+    cs[, sample(ncol(cs), k)]
+  } else {
+    simulate_signatures(k)
+  }
+}
+
+# 1. coverage
+levels <- c(0.8, 0.9, 0.95)
+cov <- NULL
+for (n_mut in c(100, 2000, 50000)) {
+  for (select in c("none", "lrt")) {
+    hits <- matrix(0, 0, length(levels))
+    for (seed in seq_len(n_seeds)) {
+      set.seed(seed)
+      W <- pool(6)
+      sim <- simulate_catalogue(W, n = 20, mutations = n_mut, active = 3)
+      fit <- refit_signatures(sim$counts, W, select = select, B = 100)
+      on <- sim$exposures > 0
+      h <- vapply(levels, function(l) {
+        q <- nmfkit:::refit_intervals(fit$replicates, l)
+        (sim$exposures >= q$lower & sim$exposures <= q$upper)[on]
+      }, logical(sum(on)))
+      hits <- rbind(hits, h)
+    }
+    cov <- rbind(cov, data.frame(mutations = n_mut, select = select,
+                                 t(colMeans(hits)), n = nrow(hits)))
+  }
+}
+names(cov)[3:5] <- paste0("level_", levels)
+cat("\n1. coverage of true exposures (active signatures)\n")
+print(cov, row.names = FALSE, digits = 3)
+
+# 2. selection
+sel <- NULL
+for (n_mut in c(100, 2000, 50000)) {
+  res <- list(cosine = c(0, 0, 0, 0), lrt = c(0, 0, 0, 0),
+              none = c(0, 0, 0, 0))
+  for (seed in seq_len(n_seeds)) {
+    set.seed(100 + seed)
+    W <- pool(20)
+    sim <- simulate_catalogue(W, n = 20, mutations = n_mut, active = 3)
+    on <- sim$exposures > 0
+    for (s in names(res)) {
+      kept <- refit_signatures(sim$counts, W, select = s)$exposures > 0
+      res[[s]] <- res[[s]] + c(sum(kept[on]), sum(on), sum(!kept[!on]),
+                               sum(!on))
+    }
+  }
+  for (s in names(res)) {
+    r <- res[[s]]
+    sel <- rbind(sel, data.frame(mutations = n_mut, select = s,
+                                 active_kept = r[1] / r[2],
+                                 absent_dropped = r[3] / r[4]))
+  }
+}
+cat("\n2. selection: active signatures kept, absent ones dropped\n")
+print(sel, row.names = FALSE, digits = 3)
+
+# 3. rank
+rk <- NULL
+for (k in c(3, 5)) {
+  for (n_mut in c(500, 2000)) {
+    chosen <- integer(0)
+    worst <- numeric(0)
+    for (seed in seq_len(n_seeds)) {
+      set.seed(200 + seed)
+      W <- pool(k)
+      sim <- simulate_catalogue(W, n = 50, mutations = n_mut, active = 2)
+      sig <- suppressWarnings(nmf_signatures(sim$counts, rank = 2:(k + 3),
+                                             nrun = 20))
+      chosen <- c(chosen, sig$rank)
+      got <- sig$fits[[as.character(k)]]$W
+      worst <- c(worst, min(match_components(W, got)$similarity))
+    }
+    rk <- rbind(rk, data.frame(planted = k, mutations = n_mut,
+                               correct = mean(chosen == k),
+                               chosen = paste(chosen, collapse = " "),
+                               min_cosine = min(worst)))
+  }
+}
+cat("\n3. rank chosen by nmf_signatures() (ranks 2 to k + 3, 20 replicates)\n")
+print(rk, row.names = FALSE, digits = 3)
