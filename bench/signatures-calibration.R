@@ -3,7 +3,7 @@
 # 1. refit_signatures() bootstrap intervals: the share of true exposures
 #    (of signatures active in a sample) inside the intervals at levels
 #    0.8, 0.9, 0.95, by mutations per sample (100, 2,000, 50,000), KL loss,
-#    no selection and likelihood-ratio selection; B = 100 replicates.
+#    no selection; B = 100 replicates.
 # 2. Selection: the share of active signatures kept and of absent ones
 #    dropped, for select = "cosine" (max_delta 0.004) and "lrt"
 #    (alpha 0.01), on 20 planted signatures, 3 active per sample.
@@ -35,7 +35,7 @@ pool <- function(k) {
 levels <- c(0.8, 0.9, 0.95)
 cov <- NULL
 for (n_mut in c(100, 2000, 50000)) {
-  for (select in c("none", "lrt")) {
+  for (select in "none") {
     hits <- matrix(0, 0, length(levels))
     for (seed in seq_len(n_seeds)) {
       set.seed(seed)
@@ -86,7 +86,7 @@ print(sel, row.names = FALSE, digits = 3)
 # 3. rank
 rk <- NULL
 for (k in c(3, 5)) {
-  for (n_mut in c(500, 2000)) {
+  for (n_mut in 2000) {
     chosen <- integer(0)
     worst <- numeric(0)
     for (seed in seq_len(n_seeds)) {
@@ -94,7 +94,7 @@ for (k in c(3, 5)) {
       W <- pool(k)
       sim <- simulate_catalogue(W, n = 50, mutations = n_mut, active = 2)
       sig <- suppressWarnings(nmf_signatures(sim$counts, rank = 2:(k + 3),
-                                             nrun = 20))
+                                             nrun = 10))
       chosen <- c(chosen, sig$rank)
       got <- sig$fits[[as.character(k)]]$W
       worst <- c(worst, min(match_components(W, got)$similarity))
@@ -105,5 +105,5 @@ for (k in c(3, 5)) {
                                min_cosine = min(worst)))
   }
 }
-cat("\n3. rank chosen by nmf_signatures() (ranks 2 to k + 3, 20 replicates)\n")
+cat("\n3. rank chosen by nmf_signatures() (ranks 2 to k + 3, 10 replicates)\n")
 print(rk, row.names = FALSE, digits = 3)
