@@ -94,7 +94,8 @@ plot.nmfkit_signatures <- function(x, type = c("rank", "signatures",
     old <- graphics::par(mar = c(5, 4, 4, 5) + 0.1)
     on.exit(graphics::par(old))
     graphics::plot(r$rank, r$stability, type = "b", pch = 19,
-                   col = "#1f77b4", ylim = range(c(r$stability, 0, 1)),
+                   col = "#1f77b4",
+                   ylim = range(c(r$stability, r$min_stability, 0, 1)),
                    xlab = "rank", ylab = "stability (mean silhouette)",
                    main = "Signature extraction: rank", xaxt = "n", ...)
     graphics::lines(r$rank, r$min_stability, type = "b", pch = 1,

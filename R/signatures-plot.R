@@ -53,7 +53,8 @@ plot_spectra <- function(x, lower = NULL, upper = NULL, proportions = FALSE,
     v <- x[, j] / s[j]
     top <- max(v, if (!is.null(upper)) upper[, j] / s[j], 0)
     mids <- graphics::barplot(v, col = col, border = NA, space = 0.3,
-                              names.arg = FALSE, ylim = c(0, top * 1.15 + 1e-12),
+                              names.arg = FALSE,
+                              ylim = c(0, top * 1.15 + 1e-12),
                               las = 1, main = "", ...)
     graphics::title(main = main[j], line = 1.8, cex.main = 1)
     if (!is.null(lower) && !is.null(upper)) {

@@ -68,7 +68,8 @@ simulate_catalogue <- function(signatures, n, mutations = 2000, active = 3L,
   active <- check_count(active, min = 1, max = k)
   if (!is.numeric(mutations) || !length(mutations) %in% c(1L, n) ||
       anyNA(mutations) || any(!is.finite(mutations)) || any(mutations < 0) ||
-      any(mutations != round(mutations)) || any(mutations > .Machine$integer.max)) {
+      any(mutations != round(mutations)) ||
+      any(mutations > .Machine$integer.max)) {
     abort_nmfkit(c("{.arg mutations} must be one whole number or {n} (one per sample), nonnegative.",
                    "x" = "It is {describe_value(mutations)}."),
                  "count", value = mutations)
@@ -81,7 +82,8 @@ simulate_catalogue <- function(signatures, n, mutations = 2000, active = 3L,
                    "x" = "It is {describe_value(prob)}."),
                  "value", value = prob)
   }
-  E <- matrix(0, k, n, dimnames = list(colnames(W), paste0("sample", seq_len(n))))
+  E <- matrix(0, k, n,
+              dimnames = list(colnames(W), paste0("sample", seq_len(n))))
   counts <- matrix(0, nrow(W), n, dimnames = list(rownames(W), colnames(E)))
   for (j in seq_len(n)) {
     s <- sample.int(k, active, prob = prob)

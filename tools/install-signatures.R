@@ -1,7 +1,8 @@
-# Mutational signature data for cosmic_signatures(), example_counts("mutations"),
-# the signatures tests, tour stop and article: taken from Debian's
-# r-bioc-mutationalpatterns 3.8.1 .deb without installing it (nor its ~300
-# dependencies): `apt-get download` (no root needed) then `dpkg-deb -x`.
+# Mutational signature data for cosmic_signatures() and
+# example_counts("mutations"), the signatures tests, tour stop and
+# article: taken from Debian's r-bioc-mutationalpatterns 3.8.1 .deb
+# without installing it (nor its ~300 dependencies): `apt-get download`
+# (no root needed) then `dpkg-deb -x`.
 #   extdata/signatures/{snv,dbs,indel}_COSMIC_v3.2_reference_*.txt
 #       COSMIC v3.2 reference signatures (SBS GRCh37/GRCh38/mm10, DBS
 #       GRCh37/GRCh38/mm10, ID GRCh37)
@@ -43,7 +44,6 @@ if (!nzchar(Sys.which("apt-get")) || !nzchar(Sys.which("dpkg-deb"))) {
 }
 tmp <- tempfile("nmfkit-sig")
 dir.create(tmp)
-on.exit(unlink(tmp, recursive = TRUE))
 message("install-signatures: r-bioc-mutationalpatterns (.deb) -> ", dest)
 old <- setwd(tmp)
 status <- system2("apt-get", c("download", "-qq", "r-bioc-mutationalpatterns"),
@@ -66,6 +66,7 @@ if (!all(ok)) {
   stop("install-signatures: missing in the .deb: ",
        paste(files[!ok], collapse = ", "), call. = FALSE)
 }
-invisible(file.copy(file.path(ex, "usr", "share", "doc", "r-bioc-mutationalpatterns",
-                    "copyright"), file.path(dest, "COPYRIGHT"),
-          overwrite = TRUE))
+doc <- file.path(ex, "usr", "share", "doc", "r-bioc-mutationalpatterns")
+invisible(file.copy(file.path(doc, "copyright"), file.path(dest, "COPYRIGHT"),
+                    overwrite = TRUE))
+unlink(tmp, recursive = TRUE)
