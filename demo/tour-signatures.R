@@ -57,11 +57,12 @@ for (n_mut in c(100, 2000, 50000)) {
 mm <- example_counts("mutations")
 set.seed(3)
 t_fit <- system.time(
-  fit <- refit_signatures(mm$counts, cosmic, select = "cosine", B = 100)
+  fit <- refit_signatures(mm$counts, cosmic, loss = "frobenius",
+                          select = "cosine", max_delta = 0.05, B = 100)
 )[["elapsed"]]
 s <- summary(fit)
 summary_line(sprintf(
-  "MutationalPatterns example (96 x 9): strict (cosine) refit with 100 bootstrap replicates in %.1f s; signatures present: %s; mean cosine %.3f",
+  "MutationalPatterns example (96 x 9): strict refit (least squares, cosine, as fit_to_signatures_bootstrapped()) with 100 bootstrap replicates in %.1f s; signatures present: %s; mean cosine %.3f",
   t_fit, paste(sprintf("%s (%d samples)", s$signature[s$samples > 0],
                        s$samples[s$samples > 0]), collapse = ", "),
   mean(fit$cosine)))
