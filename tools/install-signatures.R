@@ -46,8 +46,16 @@ tmp <- tempfile("nmfkit-sig")
 dir.create(tmp)
 message("install-signatures: r-bioc-mutationalpatterns (.deb) -> ", dest)
 old <- setwd(tmp)
-status <- system2("apt-get", c("download", "-qq", "r-bioc-mutationalpatterns"),
-                  stdout = FALSE, stderr = FALSE)
+download <- function() {
+  system2("apt-get", c("download", "-qq", "r-bioc-mutationalpatterns"),
+          stdout = FALSE, stderr = FALSE)
+}
+status <- download()
+# a fresh machine may have no package lists yet: read them once and retry
+if (status != 0 && identical(unname(Sys.info()[["effective_user"]]), "root")) {
+  system2("apt-get", c("update", "-qq"), stdout = FALSE, stderr = FALSE)
+  status <- download()
+}
 setwd(old)
 deb <- list.files(tmp, "\\.deb$", full.names = TRUE)
 if (status != 0 || !length(deb)) {
