@@ -32,8 +32,9 @@ kl_loss <- function() {
     "kl", 1, "Kullback-Leibler (Poisson)",
     entries = function(x, mu) {
       out <- x * log(x / mu) - x + mu
-      out[x == 0] <- mu[x == 0]
-      out[x == mu] <- 0
+      at0 <- which(x == 0)
+      out[at0] <- mu[at0]
+      out[which(x == mu)] <- 0
       out
     },
     methods = c("auto", "cd", "mu"), solver = "cd",
@@ -49,8 +50,8 @@ is_loss <- function() {
     "is", 0, "Itakura-Saito",
     entries = function(x, mu) {
       out <- x / mu - log(x / mu) - 1
-      out[(x == 0) != (mu == 0)] <- Inf
-      out[x == mu] <- 0
+      out[which((x == 0) != (mu == 0))] <- Inf
+      out[which(x == mu)] <- 0
       out
     })
 }
@@ -64,11 +65,11 @@ beta_loss <- function(beta) {
     "beta", b, sprintf("beta-divergence (beta = %s)", format(b)),
     entries = function(x, mu) {
       out <- (x^b + (b - 1) * mu^b - b * x * mu^(b - 1)) / (b * (b - 1))
-      at0 <- x == 0 & mu > 0
+      at0 <- which(x == 0 & mu > 0)
       out[at0] <- if (b > 0) mu[at0]^b / b else Inf
-      mu0 <- mu == 0 & x > 0
+      mu0 <- which(mu == 0 & x > 0)
       out[mu0] <- if (b > 1) x[mu0]^b / (b * (b - 1)) else Inf
-      out[x == mu] <- 0
+      out[which(x == mu)] <- 0
       out
     }, arg = b)
 }

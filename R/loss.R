@@ -80,12 +80,10 @@ pair_exponent <- function(x, mu) {
 # zeros. Entries of weight 0 (masked, missing) do not count.
 check_positive_for_loss <- function(x, loss, masked, call) {
   if (!loss$positive) return(invisible())
-  vals <- if (inherits(x, "dgCMatrix")) x@x else x
-  zeros <- if (inherits(x, "dgCMatrix")) {
-    length(x) - sum(vals > 0, na.rm = TRUE)
-  } else {
-    sum(vals == 0, na.rm = TRUE)
-  }
+  # (any source: the share of nonzeros, NA counted as zero and excused
+  # below by their weight 0)
+  total <- as.double(nrow(x)) * ncol(x)
+  zeros <- round((1 - nonzero_share(x)) * total)
   if (!is.null(masked)) {
     # zeros that weigh nothing are fine: count those the weights leave in
     zeros <- zeros_counted(x, masked)

@@ -276,15 +276,15 @@ nmf <- function(x, rank,
   penalty <- check_penalty(penalty)
   fixed <- check_fixed(fixed, nrow(x), ncol(x), rank)
   warn_one_sided(penalty, fixed)
-  check_positive_for_loss(x, loss, masked, call = rlang::current_env())
-  # a masked fit runs on its data with missing entries set to 0
-  xfit <- if (is.null(masked)) x else masked$x
   streamed <- is_streamed(x)
   if (streamed && !loss$streams) {
     abort_nmfkit(c("A fit read in blocks supports {.code loss = \"frobenius\"} only.",
                    "x" = "{.arg loss} is {.val {loss$name}} and {.arg x} is a {.cls {class(x$src)[1]}}."),
                  "streamed", call = call)
   }
+  check_positive_for_loss(x, loss, masked, call = rlang::current_env())
+  # a masked fit runs on its data with missing entries set to 0
+  xfit <- if (is.null(masked)) x else masked$x
   if (loss$core == "divergence") {
     method <- resolve_loss_method(method, loss)
     if (identical(init, "auto")) init <- "random"

@@ -33,7 +33,9 @@ combo_expected <- function(loss, source, weighting, verb) {
     return("equal")
   }
   if (verb == "nmf_consensus") {
-    # the consensus of Frobenius runs (programs solved by NNLS)
+    # the consensus of plain Frobenius runs (programs solved by NNLS on
+    # every entry): missing entries are refused with the data's check
+    if (weighting == "na") return("nmfkit_error_nonfinite")
     if (!frob || weighting != "plain") return("nmfkit_error_dots")
     return("equal")
   }
@@ -46,12 +48,12 @@ combo_expected <- function(loss, source, weighting, verb) {
   }
   # masks, weights and NA need the data in memory
   if (streamed && weighting != "plain") return("nmfkit_error_streamed")
+  if (streamed && !loss %in% combo_streamed_losses) {
+    return("nmfkit_error_streamed")
+  }
   if (verb == "online") {
     if (!frob || weighting != "plain") return("nmfkit_error_method")
     return("equal")
-  }
-  if (streamed && !loss %in% combo_streamed_losses) {
-    return("nmfkit_error_streamed")
   }
   if (verb == "nmf_bootstrap" && weighting != "plain") {
     return("nmfkit_error_bootstrap")
@@ -77,18 +79,19 @@ combo_data <- function(dir) {
   x_na[cbind(c(1, 7), c(4, 11))] <- NA
   hdf5 <- HDF5Array::writeHDF5Array(x, file.path(dir, "x.h5"), "x",
                                     with.dimnames = TRUE)
-  tenx <- HDF5Array::writeTENxMatrix(methods::as(x, "dgCMatrix"),
-                                     file.path(dir, "x10.h5"), group = "x")
+  tenx <- write_tenx(methods::as(x, "dgCMatrix"), file.path(dir, "x10.h5"))
   list(x = x, mask = mask, weights = weights, x_na = x_na,
        sources = list(
          dense = list(data = x, ref = x, na = x_na),
          sparse = list(data = methods::as(x, "dgCMatrix"), ref = x,
                        na = methods::as(x_na, "dgCMatrix")),
-         hdf5 = list(data = hdf5, ref = x, na = hdf5),
-         tenx = list(data = tenx, ref = as.matrix(tenx), na = tenx),
+         hdf5 = list(data = hdf5, ref = x,
+                     na = DelayedArray::DelayedArray(x_na)),
+         tenx = list(data = tenx, ref = as.matrix(tenx),
+                     na = DelayedArray::DelayedArray(x_na)),
          delayed_op = list(data = log1p(DelayedArray::DelayedArray(x)),
                            ref = log1p(x),
-                           na = log1p(DelayedArray::DelayedArray(x)))))
+                           na = log1p(DelayedArray::DelayedArray(x_na)))))
 }
 
 # The outcome of one cell.
@@ -105,9 +108,11 @@ combo_outcome <- function(d, loss, source, weighting, verb) {
     data <- s$na
     ref <- d$x_na
     if (source == "delayed_op") ref <- log1p(d$x_na)
-    if (verb != "predict") args$na <- "omit"
+    # (nmf_rank() and nmf_tune() omit missing entries themselves)
+    if (!verb %in% c("predict", "nmf_rank", "nmf_tune")) args$na <- "omit"
   }
-  run <- function(x) combo_run(verb, x, args, ref_fit = NULL)
+  # predict() applies a fit of the complete data in memory
+  run <- function(x) combo_run(verb, x, args, fit_on = s$ref)
   got <- tryCatch(list(value = withr::with_seed(5, run(data))),
                   nmfkit_error = function(e) {
                     cls <- grep("^nmfkit_error_", class(e), value = TRUE)
@@ -121,7 +126,7 @@ combo_outcome <- function(d, loss, source, weighting, verb) {
 }
 
 # One verb on data `x` (the fits quietly: tiny problems stop early).
-combo_run <- function(verb, x, args, ref_fit) {
+combo_run <- function(verb, x, args, fit_on) {
   fit_args <- args
   quiet <- function(expr) suppressWarnings(expr)
   switch(verb,
@@ -134,10 +139,7 @@ combo_run <- function(verb, x, args, ref_fit) {
       list(W = f$W, H = f$H, iterations = f$iterations)
     },
     predict = {
-      # a fit of the in-memory data, applied to the source
-      base <- fit_args
-      base$na <- NULL
-      f <- quiet(do.call(nmf, c(list(combo_fit_data(x)), base)))
+      f <- quiet(do.call(nmf, c(list(fit_on), fit_args)))
       list(H = predict(f, x))
     },
     nmf_rank = {
@@ -184,11 +186,6 @@ combo_run <- function(verb, x, args, ref_fit) {
            fitted = fitted(f), residuals = residuals(f),
            tidy = tidy(f)$value, coef = coef(f))
     })
-}
-
-# The data of predict()'s fit: the source in memory.
-combo_fit_data <- function(x) {
-  if (methods::is(x, "DelayedMatrix")) as.matrix(x) else x
 }
 
 # "equal" when every numeric part agrees to 1e-10 relative (and counts
