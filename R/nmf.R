@@ -319,7 +319,9 @@ nmf <- function(x, rank,
     engine$inner <- "auto"
     # the cost rule counts stored entries: run it on the sparse form, so a
     # matrix and its dgCMatrix copy give the same fit (and sparse products)
-    if (is.null(masked) && is.matrix(xfit)) xfit <- dense_as_dgc(xfit)
+    # (a masked fit's data too: its entries' weights are one encoding for
+    # both storages)
+    if (is.matrix(xfit)) xfit <- dense_as_dgc(xfit)
     if (streamed) xfit$sparse <- TRUE
   }
   if (identical(init, "auto")) {
