@@ -353,7 +353,9 @@ nmf <- function(x, rank,
 # A masked fit (missing entries, masks, weights) is chosen by the share of
 # entries it observes (`share`, of positive weight): its data's zeros are
 # data there, and HALS from a random start stalled where ANLS did not
-# (held-out error 1.13 against 0.135 on Swimmer's held-out entries).
+# (Swimmer, 11.8 % nonzero, 10 % of entries held out, rank 17, 200
+# iterations: held-out relative error 9.8 for HALS against 1e-4 for ANLS
+# in 24 iterations; the density rule chose HALS).
 resolve_method <- function(method, x, sparse_below = 0.25, share = NULL) {
   if (method != "auto") return(method)
   if (is.null(share)) share <- nonzero_share(x, sparse_below)
