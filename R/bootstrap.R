@@ -39,7 +39,9 @@
 #' any `threads` setting. Progress is reported through `progressr`.
 #'
 #' @param fit A fit of [nmf()] (any loss; not a fit with missing entries,
-#'   masks or weights, nor one read in blocks).
+#'   masks or weights). A fit of a `DelayedMatrix` (read in blocks) has
+#'   column replicates, each a delayed column subset fitted in blocks; its
+#'   parametric draws would be dense m x n matrices and are refused.
 #' @param B Number of replicates, at least 2.
 #' @param type `"columns"` (resample samples) or `"parametric"` (draw data
 #'   from the fitted model).
@@ -107,20 +109,20 @@ nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
                    "i" = "Fit the data without them, or impute the missing entries first."),
                  "bootstrap")
   }
-  beta <- fit$beta %||% 2
-  if (type == "parametric" && !beta %in% c(1, 2)) {
+  loss <- fit_loss(fit)
+  if (type == "parametric" && is.null(loss$draw)) {
     abort_nmfkit(c("{.code type = \"parametric\"} draws data for Frobenius (Gaussian) and KL (Poisson) fits.",
-                   "x" = "{.arg fit} has the {loss_label(fit$loss_function, beta)} loss.",
+                   "x" = "{.arg fit} has the {loss$label} loss.",
                    "i" = "Use {.code type = \"columns\"}."),
                  "bootstrap")
   }
-  data <- bootstrap_data(fit, x, type, beta)
+  data <- bootstrap_data(fit, x, type, loss)
   if (!identical(fit$status, "converged")) {
     warn_nmfkit(c("{.arg fit} did not converge (status {.val {fit$status}}): its replicates start from it and keep moving in the direction its own iterations were going.",
                   "i" = "The intervals then mix that drift with the data's noise: refit with a larger {.code max_iter} first."),
                 "convergence")
   }
-  setup <- bootstrap_setup(fit, data, type, beta, control)
+  setup <- bootstrap_setup(fit, data, type, loss, control)
   prog <- progressr::progressor(steps = B)
   seed_session()
   reps <- future.apply::future_lapply(seq_len(B), function(b) {
@@ -141,53 +143,41 @@ nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
 
 # The data the replicates resample: the fit's, or `x`. A Poisson parametric
 # bootstrap draws from W H alone and needs none.
-bootstrap_data <- function(fit, x, type, beta, call = rlang::caller_env()) {
+bootstrap_data <- function(fit, x, type, loss, call = rlang::caller_env()) {
   if (is.null(x) && is.null(fit$data)) {
-    if (type == "parametric" && beta == 1) return(NULL)
+    if (type == "parametric" && is.null(loss$setup)) return(NULL)
     abort_nmfkit(c("{.arg fit} does not keep its data, which {.code type = \"{type}\"} {if (type == 'columns') 'resamples' else 'needs for its residuals'}.",
                    "i" = "Pass the data as {.arg x}, or fit with {.code keep_data = TRUE}."),
                  "data", call = call)
   }
   x <- if (is.null(x)) fit$data else model_data(fit, x, call = call)
-  if (inherits(x, "DelayedArray") || inherits(x, "nmfkit_blocks")) {
-    abort_nmfkit(c("{.fn nmf_bootstrap} refits data in memory.",
-                   "x" = "The fit's data are a {.cls {class(x)[1]}}, read in blocks.",
-                   "i" = "Bootstrap a fit of a column sample held in memory."),
-                 "streamed", call = call)
+  if (type == "parametric") {
+    # the draws are m x n dense matrices around the model's mean
+    need_memory(x, "A parametric draw (an m x n dense matrix around W H)",
+                arg = "data", call = call)
   }
   x
 }
 
 # Everything a replicate needs, shipped to the futures once: the data (or
 # the model's mean), the residual scale, the refit's arguments.
-bootstrap_setup <- function(fit, data, type, beta, control) {
+bootstrap_setup <- function(fit, data, type, loss, control) {
   W <- unname(fit$W)
   H <- unname(fit$H)
   mean <- if (type == "parametric") W %*% H
-  sigma <- NULL
-  if (type == "parametric" && beta == 2) {
-    m <- nrow(W)
-    n <- ncol(H)
-    k <- ncol(W)
-    rss <- sum((as.matrix(data) - mean)^2)
-    df <- max(m * as.double(n) - k * (m + n - k), 1)
-    sigma <- sqrt(rss / df)
-  }
-  # the replicates' storage follows the data's share of nonzeros (as nmf()'s
-  # choice of solver does), never their storage, so a matrix and its
-  # dgCMatrix copy give the same replicates
-  sparse <- if (is.null(data)) FALSE else nonzero_share(data, 0.25) < 0.25
-  if (type == "columns") {
-    data <- if (sparse) {
-      if (is.matrix(data)) dense_as_dgc(data) else data
-    } else {
-      as.matrix(data)
-    }
-  }
-  list(type = type, beta = beta, W = W, H = H, mean = mean, sigma = sigma,
+  # what the loss's draw needs besides the mean (Gaussian: the noise's sd)
+  state <- if (type == "parametric" && !is.null(loss$setup))
+    loss$setup(data, mean, W, H)
+  # the parametric draws' storage follows the data's share of nonzeros (as
+  # nmf()'s choice of solver does), never their storage
+  sparse <- if (is.null(data) || type == "columns") FALSE else
+    nonzero_share(data, 0.25) < 0.25
+  if (type == "columns") data <- resample_source(data)
+  list(type = type, draw = loss$draw, W = W, H = H, mean = mean,
+       state = state,
        x = if (type == "columns") data, sparse = sparse,
        args = list(rank = fit$rank, method = fit$method, control = control,
-                   loss = if (beta == 2) "frobenius" else beta,
+                   loss = loss$arg,
                    penalty = fit$penalty, keep_data = FALSE),
        fixed = fit$fixed)
 }
@@ -200,11 +190,7 @@ bootstrap_replicate <- function(s) {
     xb <- s$x[, cols, drop = FALSE]
   } else {
     cols <- seq_len(n)
-    xb <- if (s$beta == 1) {
-      matrix(as.double(stats::rpois(length(s$mean), s$mean)), nrow(s$mean))
-    } else {
-      pmax(s$mean + stats::rnorm(length(s$mean), sd = s$sigma), 0)
-    }
+    xb <- s$draw(s$mean, s$state)
     if (s$sparse) xb <- dense_as_dgc(xb)
   }
   init <- list(W = s$W, H = s$H[, cols, drop = FALSE])
@@ -313,7 +299,7 @@ print.nmfkit_bootstrap <- function(x, digits = 3L, ...) {
   digits <- check_count(digits, min = 1, max = 22)
   f <- x$fit
   cat(sprintf("Bootstrap of an NMF (rank %d, %s loss): %d %s replicates\n",
-              f$rank, loss_label(f$loss_function, f$beta %||% 2), x$B,
+              f$rank, fit_loss(f)$label, x$B,
               x$type))
   cat(sprintf("Percentile intervals at %s %%; a component is recovered at cosine >= %s\n",
               format(100 * x$level), format(x$min_cosine)))

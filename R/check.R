@@ -10,9 +10,11 @@
 # With `with_scan`, returns list(x =, scan =): the one compiled read of the
 # data (r_dense_scan() or r_dgc_scan(); NULL with `allow_na`), which
 # data_exponent() and nonzero_lines() reuse instead of reading x again.
+# `budget`: the bytes a DelayedMatrix's scan holds at a time (NULL:
+# DelayedArray::getAutoBlockSize()).
 check_data <- function(x, arg = rlang::caller_arg(x),
                        call = rlang::caller_env(), allow_zero_matrix = FALSE,
-                       allow_na = FALSE, with_scan = FALSE) {
+                       allow_na = FALSE, with_scan = FALSE, budget = NULL) {
   if (missing(x)) {
     abort_nmfkit("{.arg {arg}} is missing: give the data matrix.", "missing",
                  call = call)
@@ -25,7 +27,7 @@ check_data <- function(x, arg = rlang::caller_arg(x),
                      "x" = "{.arg {arg}} is a {.cls {class(x)[1]}}, read in blocks."),
                    "streamed", call = call)
     }
-    checked <- check_delayed(x, arg, call, allow_zero_matrix)
+    checked <- as_blocks(x, arg, call, allow_zero_matrix, budget)
     return(if (with_scan) checked else checked$x)
   }
   # a dgCMatrix is read once: the structure the core relies on (checked
@@ -61,14 +63,6 @@ check_data <- function(x, arg = rlang::caller_arg(x),
   }
   if (with_scan) return(list(x = x, scan = scan))
   x
-}
-
-# One compiled read of a double matrix or dgCMatrix: finite, min, max and
-# which rows and columns hold a nonzero (r_dgc_scan() also checks the
-# compressed-column structure, as `valid`).
-scan_data <- function(x) {
-  if (inherits(x, "nmfkit_blocks")) return(scan_blocks(x))
-  if (is.matrix(x)) r_dense_scan(x) else r_dgc_scan(x)
 }
 
 # `structure_ok`: a dgCMatrix x whose structure the caller has checked.
@@ -429,9 +423,9 @@ check_image_dim <- function(image_dim, n_pixels, arg = rlang::caller_arg(image_d
 
 # New data for predict(): same features (rows) as the fit.
 check_newdata <- function(newdata, n_features, arg = rlang::caller_arg(newdata),
-                          call = rlang::caller_env()) {
+                          call = rlang::caller_env(), budget = NULL) {
   newdata <- check_data(newdata, arg = arg, call = call,
-                        allow_zero_matrix = TRUE)
+                        allow_zero_matrix = TRUE, budget = budget)
   if (nrow(newdata) != n_features) {
     abort_nmfkit(c("{.arg {arg}} must have {n_features} rows, one per feature of the fit.",
                    "x" = "It has {nrow(newdata)} row{?s}.",

@@ -60,8 +60,11 @@
 #' @section Settings read by one function only:
 #' * `block_size` ([nmf()] on a `DelayedMatrix`): the memory budget of a
 #'   block of columns, in bytes (default
-#'   `DelayedArray::getAutoBlockSize()`); a block is at least one chunk of
-#'   the `H` update (about `n / 64` columns).
+#'   `DelayedArray::getAutoBlockSize()`, 100 MB); a block is at least one
+#'   chunk of the `H` update (about `n / 64` columns). The first scan of
+#'   the data, every pass of the fit and `predict()` on a `DelayedMatrix`
+#'   hold one block at a time: peak memory above the factors is about three
+#'   budgets (or three chunks, if a chunk costs more).
 #' * `batch_size` ([nmf()] with `method = "online"`): columns per
 #'   mini-batch, rounded up to whole chunks (default about `n / 64`).
 #' * `forget` ([nmf()] with `method = "online"`): the weight each pass over

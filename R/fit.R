@@ -125,13 +125,6 @@ nonzero_lines <- function(x, rank, scan = NULL) {
   list(rows = rows, cols = cols)
 }
 
-# x restricted to the lines `keep` (from nonzero_lines(); NULL keeps all).
-kept_lines <- function(x, keep) {
-  if (is.null(keep)) return(x)
-  if (inherits(x, "nmfkit_blocks")) return(kept_blocks(x, keep))
-  x[keep$rows, keep$cols, drop = FALSE]
-}
-
 # A fit on kept lines with W and H back at full size (dropped lines zero).
 restore_fit <- function(fit, keep) {
   if (is.null(keep)) return(fit)

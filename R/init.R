@@ -23,24 +23,7 @@ init_factors <- function(x, rank, init, threads = 1L, arg = "init",
                    "i" = if (!is.null(hint)) "Did you mean {.val {hint}}?"),
                  "init", call = call)
   }
-  if (inherits(x, "nmfkit_blocks")) {
-    # data read in blocks: the sum from their scan (at the scale of x)
-    if (init != "random") {
-      abort_nmfkit(c("{.arg {arg}} = {.val {init}} needs the data in memory.",
-                     "x" = "The data are a {.cls {class(x$src)[1]}}, read in blocks.",
-                     "i" = "Use {.code init = \"random\"} (the default for such data) or a list(W = , H = )."),
-                   "init", call = call, value = init)
-    }
-    total <- x$sum * 2^(-x$e)
-  } else {
-    # (the stored values of a dgCMatrix directly: Matrix's sum() method
-    # costs more than the sum)
-    vals <- if (inherits(x, "dgCMatrix")) x@x else x
-    total <- sum(vals)
-    # signed data (the manifold ALM methods): the typical magnitude, so the
-    # scale below is a real number; nonnegative data are unchanged
-    if (length(vals) && min(vals) < 0) total <- sum(abs(vals))
-  }
+  total <- data_total(x, init, arg, call)
   x_mean <- total / (as.double(nrow(x)) * ncol(x))
   if (init == "random") {
     high <- sqrt(x_mean / rank)

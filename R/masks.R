@@ -7,12 +7,9 @@
 # weighted, so such fits run the unmasked solver, bit for bit.
 
 masked_setup <- function(x, weights, mask, call = rlang::caller_env()) {
-  if (inherits(x, "nmfkit_blocks")) {
-    if (is.null(weights) && is.null(mask)) return(NULL)
-    abort_nmfkit(c("{.arg {if (is.null(weights)) 'mask' else 'weights'}} need{?s} the data in memory.",
-                   "x" = "{.arg x} is a {.cls {class(x$src)[1]}}, read in blocks."),
-                 "streamed", call = call)
-  }
+  if (is.null(weights) && is.null(mask) && is_streamed(x)) return(NULL)
+  need_memory(x, if (is.null(weights)) "`mask`" else "`weights`",
+              call = call)
   sparse <- inherits(x, "dgCMatrix")
   vals <- if (sparse) x@x else x
   if (!is.null(weights)) weights <- check_weights(weights, x, call)
@@ -35,10 +32,36 @@ masked_setup <- function(x, weights, mask, call = rlang::caller_env()) {
   out
 }
 
-# Every entry of dense data gets its weight; the more common of 0 and 1 is
-# the base and the other entries are the exceptions.
+# The share of entries of an m x n fit that `masked` (masked_setup()) gives
+# a positive weight; NULL without one.
+observed_share <- function(masked, dims) {
+  if (is.null(masked)) return(NULL)
+  pos <- sum(masked$base + masked$delta > 0)
+  total <- as.double(dims[1]) * dims[2]
+  if (masked$base > 0) (total - length(masked$delta) + pos) / total else
+    pos / total
+}
+
+# Dense data (or dense weights) in the encoding sparse_exceptions() gives
+# sparse data, so that storage never changes the fit: without weights,
+# base 1 with the NA and masked entries as exceptions, or (mask = "zeros")
+# base 0 with the nonzero observed entries as exceptions. Dense weights:
+# every entry gets its weight; the more common of 0 and 1 is the base and
+# the other entries are the exceptions.
 dense_exceptions <- function(x, na, weights, mask) {
-  a <- if (is.null(weights)) matrix(1, nrow(x), ncol(x)) else weights
+  if (is.null(weights)) {
+    zeros <- identical(mask, "zeros")
+    out <- if (zeros) !na & x != 0 else na
+    if (!zeros && !is.null(mask)) out[as.matrix(mask)] <- TRUE
+    idx <- which(out)
+    if (!zeros && !length(idx)) return(NULL)
+    return(list(base = if (zeros) 0 else 1,
+                i = as.integer((idx - 1) %% nrow(x)),
+                j = as.integer((idx - 1) %/% nrow(x)),
+                delta = rep(if (zeros) 1 else -1, length(idx)),
+                value = x[idx]))
+  }
+  a <- weights
   a[na] <- 0
   if (identical(mask, "zeros")) a[x == 0] <- 0
   if (!is.null(mask) && !is.character(mask)) a[as.matrix(mask)] <- 0
@@ -56,7 +79,7 @@ dense_exceptions <- function(x, na, weights, mask) {
 sparse_exceptions <- function(x, na, mask) {
   j_all <- rep.int(seq_len(ncol(x)) - 1L, diff(x@p))
   if (identical(mask, "zeros")) {
-    keep <- !na
+    keep <- !na & x@x != 0  # stored zeros are zeros too
     return(list(base = 0, i = x@i[keep], j = j_all[keep],
                 delta = rep(1, sum(keep)), value = x@x[keep]))
   }

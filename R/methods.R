@@ -100,29 +100,19 @@ fitted.nmfkit <- function(object, ...) {
 #' @export
 residuals.nmfkit <- function(object, x = NULL, type = NULL, ...) {
   check_dots_empty()
-  beta <- object$beta %||% 2
+  loss <- fit_loss(object)
   type <- if (is.null(type)) {
-    if (beta == 2) "response" else "deviance"
+    loss$residual
   } else {
     check_choice(type, c("response", "deviance"))
   }
   x <- model_data(object, x)
   x <- as.matrix(x)
   mu <- stats::fitted(object)
-  out <- if (type == "response") x - mu else
-    sign(x - mu) * sqrt(2 * pmax(beta_divergence_entries(x, mu, beta), 0))
+  out <- if (type == "response") x - mu else loss$deviance_residuals(x, mu)
   out <- mask_residuals(object, out)
   dimnames(out) <- object$dimnames
   out
-}
-
-# d_beta(x | mu) entrywise (the per-entry terms of the loss).
-beta_divergence_entries <- function(x, mu, beta) {
-  if (beta == 2) return((x - mu)^2 / 2)
-  if (beta == 1) return(ifelse(x > 0, x * log(x / mu), 0) - x + mu)
-  if (beta == 0) return(x / mu - log(x / mu) - 1)
-  (x^beta + (beta - 1) * mu^beta - beta * x * mu^(beta - 1)) /
-    (beta * (beta - 1))
 }
 
 #' Summarise a fitted nmfkit model
@@ -147,22 +137,17 @@ summary.nmfkit <- function(object, ...) {
   # NA for factors that are not finite (a fit stopped on a numerical error)
   share <- if (isTRUE(sum(mass) > 0)) mass / sum(mass)
            else if (all(is.finite(mass))) mass else mass * NA_real_
-  beta <- object$beta %||% 2
-  rel <- if (is.null(object$data) || beta != 2) NA_real_
-         else frobenius_rel_error(object$data, W, H, object$entry_weights)
-  structure(
-    list(variant = variant_label(object), call = object$call,
-         rank = object$rank, dim = c(nrow(W), ncol(H)),
-         relative_error = rel, loss = utils::tail(object$loss, 1),
-         loss_name = object$loss_name, iterations = object$iterations,
-         status = object$status,
-         sparsity = c(W = mean(W == 0), H = mean(H == 0)),
-         share = share,
-         loss_function = if (beta != 2) loss_label(object$loss_function, beta),
-         divergence = object$divergence, baseline = object$baseline,
-         beta = beta),
-    class = "summary.nmfkit"
-  )
+  out <- list(variant = variant_label(object), call = object$call,
+              rank = object$rank, dim = c(nrow(W), ncol(H)),
+              relative_error = NA_real_, loss = utils::tail(object$loss, 1),
+              loss_name = object$loss_name, iterations = object$iterations,
+              status = object$status,
+              sparsity = c(W = mean(W == 0), H = mean(H == 0)),
+              share = share)
+  # the loss's own fields: relative error, or divergence and baseline
+  fields <- fit_loss(object)$summary(object)
+  out[names(fields)] <- fields
+  structure(out, class = "summary.nmfkit")
 }
 
 #' @rdname summary.nmfkit
@@ -186,8 +171,8 @@ print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
     cat(sprintf("Divergence D(x | fitted): %s (rank-one baseline %s)%s\n",
                 format(x$divergence, digits = digits),
                 format(x$baseline, digits = digits),
-                if (x$beta == 1) sprintf("; deviance %s",
-                  format(2 * x$divergence, digits = digits)) else ""))
+                if (!is.null(x$deviance)) sprintf("; deviance %s",
+                  format(x$deviance, digits = digits)) else ""))
   }
   cat(sprintf("Sparsity (share of zeros): W %s, H %s\n",
               format(x$sparsity[["W"]], digits = digits),
@@ -195,45 +180,6 @@ print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
   cat("Share of the fit by component:\n")
   print(round(x$share, digits), ...)
   invisible(x)
-}
-
-# ||x - W H||_F / ||x||_F without forming the residual (x dense or
-# dgCMatrix). With the entry weights `a` of a masked fit (base, i, j, delta;
-# see masked_setup()), the weighted error of the fit's own loss,
-# sqrt(sum(a * (x - W H)^2) / sum(a * x^2)): missing entries weigh 0. It is
-# computed on x / 2^e and W H / 2^e (exact powers of two), so data near
-# .Machine$double.xmax or 1e-300 give the error of any other scale.
-frobenius_rel_error <- function(x, W, H, weights = NULL) {
-  sparse <- inherits(x, "dgCMatrix")
-  vals <- if (sparse) x@x else x
-  if (anyNA(vals)) {
-    # only a masked fit keeps data with NA; they weigh 0 there
-    if (sparse) x@x[is.na(x@x)] <- 0 else x[is.na(x)] <- 0
-  }
-  e <- data_exponent(x)
-  if (e != 0) {
-    x <- scale_data(x, e)
-    W <- scale_data(W, e %/% 2)
-    H <- scale_data(H, e - e %/% 2)
-  }
-  x2 <- if (sparse) sum(x@x^2) else sum(x^2)
-  wtx <- as.matrix(Matrix::crossprod(W, x))
-  err <- x2 - 2 * sum(H * wtx) + sum(crossprod(W) * tcrossprod(H))
-  if (!is.null(weights)) {
-    # base weight times the whole sums, plus each exception's offset
-    i <- weights$i + 1L
-    j <- weights$j + 1L
-    value <- if (sparse) {
-      sparse_values(x, i - 1L, j - 1L,
-                    rep.int(seq_len(ncol(x)) - 1L, diff(x@p)))
-    } else {
-      x[cbind(i, j)]
-    }
-    pred <- rowSums(W[i, , drop = FALSE] * t(H)[j, , drop = FALSE])
-    err <- weights$base * err + sum(weights$delta * (value - pred)^2)
-    x2 <- weights$base * x2 + sum(weights$delta * value^2)
-  }
-  if (x2 > 0) sqrt(max(err, 0) / x2) else 0
 }
 
 #' Cluster of each point

@@ -36,7 +36,9 @@
 #'
 #' @param x A nonnegative matrix, numeric data frame or `dgCMatrix` (samples
 #'   as columns), or data in a container, as for [nmf()] (see
-#'   [nmfkit-containers]).
+#'   [nmfkit-containers]). A `DelayedMatrix` is read in blocks: its runs are
+#'   streamed fits and the programs' coefficients are solved a block at a
+#'   time.
 #' @param rank The number of programs: one rank, or several to compare
 #'   (whole numbers from 1 to `min(dim(x))`).
 #' @param nrun Runs per rank, at least 2.
@@ -98,12 +100,14 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
   control <- check_control(args$control %||% nmf_control(), fn = "nmf")
   args$control <- control
   args$init <- "random"
-  runs <- consensus_runs(x, ranks, nrun, args)
+  # the runs read the user's data (a DelayedMatrix streams); the programs'
+  # coefficients and error read the checked source
+  runs <- consensus_runs(source_data(x), ranks, nrun, args)
   n_neighbors <- max(1L, as.integer(neighbors * nrun))
   fits <- lapply(ranks, function(k) {
     consensus_programs(x, k, runs[[as.character(k)]], density_threshold,
                        n_neighbors, control, call,
-                       data = if (keep_data) x)
+                       data = if (keep_data) source_data(x))
   })
   names(fits) <- as.character(ranks)
   results <- data.frame(
@@ -180,7 +184,9 @@ consensus_programs <- function(x, k, runs, density_threshold, n_neighbors,
   med <- matrix(med, nrow(U), k)
   sums <- colSums(med)
   W <- sweep(med, 2, ifelse(sums > 0, sums, 1), "/")
-  H <- nnls_coef(x, W, 1e-12, 2000L, control$threads)
+  H <- solve_columns(x, function(b) {
+    nnls_coef(b, W, 1e-12, 2000L, control$threads)
+  }, control$block_size)
   ord <- order(-rowSums(H), seq_len(k))
   W <- W[, ord, drop = FALSE]
   H <- H[ord, , drop = FALSE]

@@ -3,10 +3,10 @@
 
 #' @export
 print_extra.nmfkit_nmf <- function(x, digits = 3L, ...) {
-  beta <- x$beta %||% 2
-  if (beta != 2) {
+  loss <- fit_loss(x)
+  if (length(loss$fit_fields)) {
     cat(sprintf("loss: %s; divergence %s (%s of the rank-one baseline)\n",
-                loss_label(x$loss_function, beta),
+                loss$label,
                 format(x$divergence, digits = digits),
                 format(x$divergence / x$baseline, digits = digits)))
   }
@@ -36,16 +36,11 @@ predict.nmfkit_nmf <- function(object, newdata, type = c("coef", "class"),
     return(predict_interval(object, newdata, type, tol, max_passes, level,
                             bootstrap, assay))
   }
-  beta <- object$beta %||% 2
-  if (beta == 2) {
-    return(predict.nmfkit(object, newdata, type, tol, max_passes,
-                          assay = assay))
-  }
-  loss <- list(name = object$loss_function, beta = beta)
+  loss <- fit_loss(object)
   predict_with(object, newdata, type, function(newdata) {
     check_positive_for_loss(newdata, loss, NULL, call = rlang::caller_env(4))
-    divergence_coef(newdata, object$W, loss, check_number(tol, min = 0),
-                    check_count(max_passes, min = 1), object$control$threads)
+    loss$coef(newdata, object$W, check_number(tol, min = 0),
+              check_count(max_passes, min = 1), object$control$threads)
   }, assay = assay)
 }
 

@@ -113,6 +113,5 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
 
 # The y label of a cross-validation plot: the loss its folds were scored by.
 rank_error_label <- function(x) {
-  if (isTRUE((x$beta %||% 2) != 2)) "held-out divergence / the mean's"
-  else "held-out relative error"
+  fit_loss(x)$holdout_label
 }

@@ -203,7 +203,7 @@ rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
     run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t],
                                  mask = fold_mask(x, f), keep_data = FALSE),
                             args), x, tasks$rank[t], call)
-    c(fold_error(cv, f, run$model, run$model$beta %||% 2), run$capped)
+    c(fold_error(cv, f, run$model, fit_loss(run$model)), run$capped)
   })
   warn_capped(out[2, ])
   results <- data.frame(rank = tasks$rank, fold = tasks$fold,
@@ -244,11 +244,11 @@ cv_folds <- function(x, fraction, nfolds, zeros = NULL, holdout = "entries",
 }
 
 # The held-out error of one fold of `cv` (from cv_folds()) for a model
-# fitted without it, scored under the beta-divergence `beta` (cv_error()).
+# fitted without it, scored under the loss object `loss` (its `score`).
 # Held-out entries are predicted by the model's W H; a held-out block by
 # W[rows, ] times the coefficients of its columns solved on the rows not
 # held out (block_coef()). Both on the scale of x / 2^e.
-fold_error <- function(cv, f, model, beta, x = NULL) {
+fold_error <- function(cv, f, model, loss, x = NULL) {
   e <- cv$e
   W <- scale_data(model$W, e %/% 2)
   pred <- if (is.null(f$rows)) {
@@ -258,7 +258,7 @@ fold_error <- function(cv, f, model, beta, x = NULL) {
     h <- scale_data(block_coef(x, f, model), e - e %/% 2)
     as.vector(W[f$rows, , drop = FALSE] %*% h)
   }
-  cv_error(f, pred, beta, cv$x_mean)
+  loss$score(f, pred, cv$x_mean)
 }
 
 # One task per element of `cost` (a task's relative cost: its rank), run
@@ -286,28 +286,6 @@ balanced_order <- function(n) {
   hi <- rev(seq_len(n))[seq_len(ceiling(n / 2))]
   lo <- seq_len(n - length(hi))
   as.vector(rbind(hi, c(lo, 0L)[seq_along(hi)]))[seq_len(n)]
-}
-
-# Relative held-out error of a fold under the fit's loss, each entry's
-# term weighted (1, or for sampled zeros the zeros each stands for, which
-# keeps the sum unbiased for the zero entries' terms of every loss, KL's
-# d(0 | mu) = mu included): for Frobenius ||x - fitted|| / ||x|| over the
-# held-out entries; for a beta-divergence (beta != 2) the held-out
-# divergence relative to that of predicting every held-out entry by the
-# mean of x (`x_mean`): scale-free, 1 for a fit no better than the mean.
-# A held-out count the fit predicts as exactly 0 (exact zeros of W and H
-# need only cover the entries the fit saw) would cost an infinite
-# divergence: predictions are floored at 1e-8 times the mean of x, which
-# charges such an entry about 18 times its value instead.
-cv_error <- function(f, pred, beta = 2, x_mean = NULL) {
-  if (beta == 2) {
-    return(sqrt(sum(f$weight * (f$value - pred)^2) /
-                  max(sum(f$weight * f$value^2), .Machine$double.xmin)))
-  }
-  pred <- pmax(pred, 1e-8 * x_mean)
-  d <- sum(f$weight * beta_divergence_entries(f$value, pred, beta))
-  ref <- sum(f$weight * beta_divergence_entries(f$value, x_mean, beta))
-  d / max(ref, .Machine$double.xmin)
 }
 
 # The rank of lowest mean held-out error, and the smallest rank within one

@@ -193,7 +193,5 @@ tune_labels <- function(rows, grid) {
 tune_suffix <- function(label) if (nzchar(label)) paste0(", ", label) else ""
 
 tune_score_label <- function(x) {
-  beta <- as.numeric(x$score[["beta"]])
-  if (beta == 2) "relative error" else
-    sprintf("%s divergence / the mean's", loss_label(x$score[["name"]], beta))
+  check_loss(as.numeric(x$score[["beta"]]))$score_label
 }

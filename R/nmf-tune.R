@@ -167,7 +167,7 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
   } else {
     any(x == 0, na.rm = TRUE)
   }
-  if (score$beta <= 0 && has_zero) {
+  if (score$positive && has_zero) {
     abort_nmfkit(c("{.arg score} {.val {score$name}} is infinite at held-out zeros, and {.arg x} has zeros.",
                    "i" = "Score by {.val frobenius} or {.val kl}."),
                  "loss", value = score$name)
@@ -220,7 +220,7 @@ tune_cv <- function(x, grid, fraction, nfolds, holdout, score, dots, args,
           invokeRestart("muffleWarning")
         }
       })
-    c(fold_error(cv, f, run$model, score$beta, x), run$capped, seen)
+    c(fold_error(cv, f, run$model, score, x), run$capped, seen)
   }, size = 2L + length(tune_warnings))
   warn_capped(out[2, ], call = call)
   warn_tune_fits(out[-(1:2), , drop = FALSE], call)
@@ -443,7 +443,7 @@ check_tune_losses <- function(loss, variant, call = rlang::caller_env()) {
   }
   labels <- vapply(as.list(loss), function(l) {
     l <- check_loss(l, arg = "loss", call = call)
-    if (l$name == "beta") format(l$beta) else l$name
+    format(l$arg)
   }, character(1))
   labels <- unique(labels)
   if (!"nmf" %in% variant && !identical(labels, "frobenius")) {
@@ -519,7 +519,5 @@ block_coef <- function(x, f, model) {
   xc <- x[-f$rows, f$cols, drop = FALSE]
   W <- model$W[-f$rows, , drop = FALSE]
   threads <- model$control$threads %||% 1L
-  beta <- model$beta %||% 2
-  if (beta == 2) return(nnls_coef(xc, W, 1e-12, 2000L, threads))
-  divergence_coef(xc, W, list(beta = beta), 1e-12, 2000L, threads)
+  fit_loss(model)$coef(xc, W, 1e-12, 2000L, threads)
 }

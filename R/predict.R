@@ -66,16 +66,13 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   }
   newdata <- input_matrix(newdata, assay, arg = "newdata", call = call)
   newdata <- if (is.null(read)) {
-    check_newdata(newdata, nrow(object$W), arg = "newdata", call = call)
+    check_newdata(newdata, nrow(object$W), arg = "newdata", call = call,
+                  budget = object$control$block_size)
   } else {
     read(newdata)
   }
   # a DelayedMatrix is solved a block of columns at a time
-  h <- if (inherits(newdata, "nmfkit_blocks")) {
-    solve_blocks(newdata, solve)
-  } else {
-    solve(newdata)
-  }
+  h <- solve_columns(newdata, solve, object$control$block_size)
   if (is.null(dimnames(h))) {
     dimnames(h) <- list(colnames(object$W), colnames(newdata))
   }
@@ -83,14 +80,4 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   out <- max.col(t(h), ties.method = "first")
   names(out) <- colnames(newdata)
   out
-}
-
-# argmin_{H >= 0} ||newdata - W H||_F by coordinate descent. NNLS is
-# scale-equivariant: it is solved with newdata and W divided by powers of
-# two when their products would overflow or underflow, and h scaled back.
-nnls_coef <- function(newdata, W, tol, max_passes, threads) {
-  ex <- data_exponent(newdata)
-  ew <- data_exponent(W)
-  unscale_coef(r_nnls(scale_data(newdata, ex), scale_data(W, ew), tol,
-                      max_passes, threads), ex - ew)
 }

@@ -23,25 +23,6 @@ data_exponent <- function(x, scan = NULL) {
   ceiling(log2(mx))
 }
 
-# x / 2^e, staying sparse; e = 0 returns x itself (no copy). Subnormal data
-# need e below -1023, where 2^-e overflows: multiply in steps.
-scale_data <- function(x, e) {
-  if (e == 0) return(x)
-  if (inherits(x, "nmfkit_blocks")) {  # scaled as its blocks are read
-    x$e <- x$e + e
-    return(x)
-  }
-  steps <- rep(sign(-e) * 1000, abs(e) %/% 1000)
-  steps <- c(steps, -e - sum(steps))
-  if (inherits(x, "dgCMatrix")) {
-    for (s in steps) x@x <- x@x * 2^s
-    return(x)
-  }
-  for (s in steps) x <- x * 2^s
-  x
-}
-
-
 # The status of a finished fit: "numerical_error" when a factor is not
 # finite, "degenerate" when W H is zero (every component has an all-zero
 # column of W or row of H: the relative error is 1), else the solver's.

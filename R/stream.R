@@ -7,17 +7,14 @@
 # pass over the blocks per iteration). ARCHITECTURE.md, "Data read in
 # blocks".
 
-# Is x a DelayedArray matrix (to be read in blocks)?
-is_delayed <- function(x) {
-  methods::is(x, "DelayedMatrix")
-}
-
 # The streamed form of a DelayedMatrix `x`, after one scan of its blocks:
 # a list of class "nmfkit_blocks" with the matrix (`src`), the exponent `e`
 # its blocks are scaled by on read (x / 2^e), whether its blocks are read as
 # sparse (`sparse`), and the scan's totals: `sum`, `x2` (sum of squares),
 # `nnz` (nonzero entries). Returns list(x = , scan = ) as check_data().
-check_delayed <- function(x, arg, call, allow_zero_matrix = FALSE) {
+#' @export
+as_blocks.DelayedMatrix <- function(x, arg, call, allow_zero_matrix = FALSE,
+                                    budget = NULL) {
   if (!requireNamespace("DelayedArray", quietly = TRUE)) {
     abort_nmfkit("{.arg {arg}} is a {.cls {class(x)[1]}}: reading it needs the {.pkg DelayedArray} package.",
                  "dependency", call = call)
@@ -33,10 +30,8 @@ check_delayed <- function(x, arg, call, allow_zero_matrix = FALSE) {
                    "x" = "It has {nrow(x)} row{?s} and {ncol(x)} column{?s}."),
                  "empty", call = call)
   }
-  sparse <- isTRUE(DelayedArray::is_sparse(x))
-  blocks <- structure(list(src = x, e = 0, sparse = sparse,
-                           src_sparse = sparse), class = "nmfkit_blocks")
-  scan <- scan_blocks(blocks, call = call)
+  blocks <- new_blocks(x)
+  scan <- scan_blocks(blocks, budget, call = call)
   if (!scan$finite) {
     abort_nmfkit(c("{.arg {arg}} must have finite entries.",
                    "x" = "It has NA, NaN or infinite entries.",
@@ -55,6 +50,45 @@ check_delayed <- function(x, arg, call, allow_zero_matrix = FALSE) {
   }
   blocks[c("sum", "x2", "nnz")] <- scan[c("sum", "x2", "nnz")]
   list(x = blocks, scan = scan)
+}
+
+#' @export
+resample_source.DelayedMatrix <- function(x) x
+
+# A DelayedMatrix as a blocks object, before its scan.
+new_blocks <- function(x) {
+  sparse <- isTRUE(DelayedArray::is_sparse(x))
+  structure(list(src = x, e = 0, sparse = sparse, src_sparse = sparse),
+            class = "nmfkit_blocks")
+}
+
+# The Frobenius error terms of a fit kept with its DelayedMatrix (summary(),
+# glance()): one scan for the scale, one pass for the terms.
+#' @export
+frobenius_terms.DelayedMatrix <- function(x, W, H) {
+  checked <- as_blocks(x, "data", rlang::caller_env(),
+                       allow_zero_matrix = TRUE)
+  x <- checked$x
+  frobenius_terms(scale_data(x, data_exponent(x, checked$scan)), W, H)
+}
+
+# The terms summed over the blocks, each read at the scale x / 2^e.
+#' @export
+frobenius_terms.nmfkit_blocks <- function(x, W, H) {
+  e <- x$e
+  W <- scale_data(W, e %/% 2)
+  H <- scale_data(H, e - e %/% 2)
+  layout <- block_layout(x)
+  wtx_h <- 0
+  for (b in seq_along(layout$start)) {
+    cols <- layout$start[b] + seq_len(layout$len[b])
+    block <- read_cols(x, layout$start[b], layout$len[b])
+    wtx_h <- wtx_h + sum(H[, cols, drop = FALSE] *
+                           as.matrix(Matrix::crossprod(W, block)))
+  }
+  x2 <- x$x2 * 4^(-e)
+  list(err = x2 - 2 * wtx_h + sum(crossprod(W) * tcrossprod(H)), x2 = x2,
+       W = W, H = H)
 }
 
 #' @export
@@ -160,7 +194,7 @@ block_layout <- function(x, budget = NULL) {
   n <- ncol(x)
   budget <- budget %||% DelayedArray::getAutoBlockSize()
   chunk <- max(16, ceiling(n / 64))
-  per_col <- if (x$sparse) 3 * 12 * max(x$nnz / n, 1) else 2 * 8 * m
+  per_col <- block_cost(x, x$nnz / n)
   chunks <- max(1, floor(budget / (per_col * chunk)))
   len <- min(n, chunk * chunks)
   start <- seq(0, n - 1, by = len)
@@ -170,40 +204,119 @@ block_layout <- function(x, budget = NULL) {
 
 # One read of every block: finite, min, max, the rows and columns with a
 # nonzero entry (as scan_data()), and the totals sum, x2 (sum of squares)
-# and nnz. Interruptible between blocks.
+# and nnz. Interruptible between blocks. The blocks hold about `budget`
+# bytes (block_cost()) before their number of nonzeros is known: a
+# TENxMatrix's columns tell theirs (its index pointers); other sparse data
+# start with a block of 16 columns and size each next block by the densest
+# block read so far (times 2, against denser columns ahead).
 scan_blocks <- function(x, budget = NULL, call = rlang::caller_env()) {
-  layout <- block_layout(structure(
-    modifyList(unclass(x), list(nnz = 0.01 * prod(dim(x)))),
-    class = "nmfkit_blocks"), budget)
+  budget <- budget %||% DelayedArray::getAutoBlockSize()
   m <- nrow(x)
+  n <- ncol(x)
+  col_nnz <- known_col_nnz(x)
   out <- list(finite = TRUE, min = Inf, max = -Inf,
-              rows = logical(m), cols = logical(ncol(x)), sum = 0, x2 = 0,
+              rows = logical(m), cols = logical(n), sum = 0, x2 = 0,
               nnz = 0)
-  for (b in seq_along(layout$start)) {
-    block <- read_cols(x, layout$start[b], layout$len[b])
+  start <- 0L
+  density <- NULL  # nonzeros per column, the densest block's so far
+  while (start < n) {
+    len <- if (!is.null(col_nnz)) {
+      # as many columns as the budget holds, at least one
+      cost <- cumsum(block_cost(x, col_nnz[(start + 1L):n]))
+      max(1L, sum(cost <= budget))
+    } else if (!x$sparse || !is.null(density)) {
+      max(1L, floor(budget / block_cost(x, 2 * max(density, 1))))
+    } else {
+      16L
+    }
+    len <- as.integer(min(len, n - start))
+    block <- read_cols(x, start, len)
     s <- scan_data(block)
     if (isFALSE(s$valid)) {
       abort_nmfkit(c("The data are not a valid sparse matrix.",
-                     "x" = "Columns {layout$start[b] + 1} to {layout$start[b] + layout$len[b]} have row indices out of range or out of order."),
+                     "x" = "Columns {start + 1} to {start + len} have row indices out of range or out of order."),
                    "sparse", call = call)
     }
     vals <- if (is.matrix(block)) block else block@x
     out$finite <- out$finite && s$finite
     if (!s$finite) return(out)
+    nnz <- sum(vals != 0)
+    density <- max(density, nnz / len)
     out$min <- min(out$min, s$min)
     out$max <- max(out$max, s$max)
     out$rows <- out$rows | s$rows
-    out$cols[layout$start[b] + seq_len(layout$len[b])] <- s$cols
+    out$cols[start + seq_len(len)] <- s$cols
     out$sum <- out$sum + sum(vals)
     out$x2 <- out$x2 + sum(vals * vals)
-    out$nnz <- out$nnz + sum(vals != 0)
+    out$nnz <- out$nnz + nnz
+    rm(block, vals)
+    start <- start + len
   }
   out
 }
 
-# The kept lines of a blocks object, read as rows and columns of its source
-# (zero lines change none of its totals).
-kept_blocks <- function(x, keep) {
+# The bytes a column of a blocks object costs while it is read: 3 copies
+# of 12 bytes per stored entry (the read, its conversion, the sparse
+# transpose) for sparse blocks of `nnz` stored entries per column; 2
+# copies of the m doubles of a dense column.
+block_cost <- function(x, nnz) {
+  if (x$sparse) 3 * 12 * pmax(nnz, 1) else rep(2 * 8 * nrow(x), length(nnz))
+}
+
+# The stored entries of each column, when the source tells them without a
+# read (a pristine TENxMatrix: its index pointers); else NULL.
+known_col_nnz <- function(x) {
+  src <- x$src
+  if (!is_delayed(src) || !DelayedArray::isPristine(src) ||
+      !is.null(x$rows)) {
+    return(NULL)
+  }
+  seed <- DelayedArray::seed(src)
+  if (!inherits(seed, "TENxMatrixSeed")) return(NULL)
+  w <- as.double(seed@indptr_ranges$width)
+  if (is.null(x$cols)) w else w[x$cols]
+}
+
+# The source methods of a blocks object (source.R's generics).
+
+#' @export
+scan_data.nmfkit_blocks <- function(x, ...) scan_blocks(x, ...)
+
+#' @export
+is_streamed.nmfkit_blocks <- function(x) TRUE
+
+#' @export
+source_data.nmfkit_blocks <- function(x) x$src
+
+#' @export
+nonzero_share.nmfkit_blocks <- function(x, stop_at = 1) {
+  x$nnz / (as.double(nrow(x)) * ncol(x))
+}
+
+# Scaled as its blocks are read.
+#' @export
+scale_data.nmfkit_blocks <- function(x, e) {
+  x$e <- x$e + e
+  x
+}
+
+# The sum from the scan (at the scale of x); the other named starts read
+# the data whole.
+#' @export
+data_total.nmfkit_blocks <- function(x, init, arg, call) {
+  if (init != "random") {
+    abort_nmfkit(c("{.arg {arg}} = {.val {init}} needs the data in memory.",
+                   "x" = "The data are a {.cls {class(x$src)[1]}}, read in blocks.",
+                   "i" = "Use {.code init = \"random\"} (the default for such data) or a list(W = , H = )."),
+                 "init", call = call, value = init)
+  }
+  x$sum * 2^(-x$e)
+}
+
+# The kept lines, read as rows and columns of its source (zero lines
+# change none of its totals).
+#' @export
+kept_lines.nmfkit_blocks <- function(x, keep) {
   compose <- function(old, kept) {
     if (is.null(old)) which(kept) else old[kept]
   }
@@ -289,10 +402,11 @@ run_online <- function(x, start, control, penalty, fixed, stored) {
                as.integer(fixed), control$forget %||% 0.01)
 }
 
-# solve(block) for every block of columns of a blocks object (predict():
-# each column's coefficients depend on that column only), bound in order.
-solve_blocks <- function(x, solve) {
-  layout <- block_layout(x)
+# solve(block) for every block of columns (predict(): each column's
+# coefficients depend on that column only), bound in order.
+#' @export
+solve_columns.nmfkit_blocks <- function(x, solve, budget = NULL) {
+  layout <- block_layout(x, budget)
   parts <- lapply(seq_along(layout$start), function(b) {
     solve(read_cols(x, layout$start[b], layout$len[b]))
   })

@@ -41,7 +41,7 @@ test_that("beta-divergence MU never raises its loss (beta = 0, 0.5, 1.5, 3)", {
     expect_identical(fit$method, "mu")
     expect_true(all(diff(fit$loss) <= 1e-12 * fit$loss[-1]), label = b)
     mu <- fit$W %*% fit$H
-    d <- sum(nmfkit:::beta_divergence_entries(x, mu, b))
+    d <- sum(nmfkit:::check_loss(b)$divergence(x, mu))
     expect_equal(fit$divergence, d, tolerance = 1e-10)
   }
 })
@@ -182,7 +182,7 @@ test_that("masked entries do not enter a KL fit; weights are the divergence's", 
   expect_gt(min(gH), -1e-6 * sc)
   expect_lt(max(abs(f$H * gH)), 1e-6 * max(f$H) * sc)
   expect_equal(f$divergence,
-               sum(wts * nmfkit:::beta_divergence_entries(p$x, f$W %*% f$H, 1)),
+               sum(wts * nmfkit:::check_loss(1)$divergence(p$x, f$W %*% f$H)),
                tolerance = 1e-10)
 })
 

@@ -237,3 +237,45 @@ test_that("a few missing entries per line are filled in: monotone, KKT, threads"
   expect_gt(min(gw, gh), -1e-5 * scale)
   expect_lt(max(abs(f$W * gw), abs(f$H * gh)), 1e-5 * scale)
 })
+
+test_that("dense and sparse storage give one weight encoding and the same masked fit", {
+  set.seed(21)
+  x <- matrix(rpois(40 * 30, 2) * (runif(1200) < 0.3), 40, 30)
+  x[1, 1] <- 3
+  xs <- Matrix::Matrix(x, sparse = TRUE)
+  xn <- x
+  xn[cbind(c(2, 9, 17), c(5, 6, 20))] <- NA
+  xns <- methods::as(xn, "dgCMatrix")
+  mask <- matrix(FALSE, 40, 30)
+  mask[cbind(c(3, 8, 30), c(1, 12, 25))] <- TRUE
+  cases <- list(
+    na = list(list(xn, na = "omit"), list(xns, na = "omit")),
+    mask = list(list(x, mask = mask), list(xs, mask = mask)),
+    zeros = list(list(x, mask = "zeros"), list(xs, mask = "zeros")))
+  for (nm in names(cases)) {
+    fits <- lapply(cases[[nm]], function(a) {
+      set.seed(3)
+      suppressWarnings(do.call(nmf, c(a, list(rank = 3,
+        control = nmf_control(max_iter = 30)))))
+    })
+    expect_identical(fits[[1]]$entry_weights, fits[[2]]$entry_weights,
+                     label = nm)
+    expect_identical(fits[[1]]$iterations, fits[[2]]$iterations, label = nm)
+    expect_equal(fits[[1]]$W, fits[[2]]$W, tolerance = 1e-10, label = nm)
+    expect_equal(fits[[1]]$H, fits[[2]]$H, tolerance = 1e-10, label = nm)
+  }
+})
+
+test_that("a masked fit's solver follows the share of entries it observes", {
+  # 30 % nonzero data with a few held-out entries: observed almost whole,
+  # so ANLS, as for the data without the mask (the density rule alone
+  # would say HALS)
+  set.seed(22)
+  x <- matrix(rpois(40 * 30, 2) * (runif(1200) < 0.2), 40, 30)
+  x[1, ] <- 1
+  mask <- matrix(FALSE, 40, 30)
+  mask[cbind(c(3, 8), c(1, 12))] <- TRUE
+  expect_identical(nmf(x, 2, mask = mask)$method, "anls")
+  # recommender data: only the stored entries count
+  expect_identical(nmf(x, 2, mask = "zeros")$method, "hals")
+})
