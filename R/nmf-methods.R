@@ -3,6 +3,7 @@
 
 #' @export
 print_extra.nmfkit_nmf <- function(x, digits = 3L, ...) {
+  print_rank_note(x)
   beta <- x$beta %||% 2
   if (beta != 2) {
     cat(sprintf("loss: %s; divergence %s (%s of the rank-one baseline)\n",
