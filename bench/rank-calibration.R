@@ -13,7 +13,7 @@
 # 60 % of the entries of W0 H0 (and their noise) to 0.
 #
 # Run: Rscript bench/rank-calibration.R [reps] [big]
-#   (default 4 replicates per cell; "big" adds k = 20 and m = 300)
+#   (default 4 replicates per cell; "big" the full grid, k = 20 at 300 x 200)
 suppressPackageStartupMessages({
   library(nmfkit)
   library(Matrix)
@@ -45,7 +45,7 @@ planted <- function(k, m, n, noise, loss, design, sparse) {
 one <- function(k, m, n, noise, loss, design, sparse, seed, hi) {
   set.seed(seed)
   x <- planted(k, m, n, noise, loss, design, sparse)
-  ctl <- nmf_control(max_iter = 200)
+  ctl <- nmf_control(max_iter = 100)
   q <- function(e) suppressWarnings(e)
   t_auto <- system.time(fa <- q(nmf(x, rank = c(1, hi), loss = loss,
                                     control = ctl)))[["elapsed"]]
@@ -61,18 +61,28 @@ one <- function(k, m, n, noise, loss, design, sparse, seed, hi) {
              t_auto = t_auto, t_ard = t_ard, t_grid = t_grid)
 }
 
-cells <- expand.grid(k = c(3, 8), noise = c(0.1, 0.3, 0.6),
-                     loss = c("frobenius", "kl"),
-                     design = c("independent", "correlated"),
-                     sparse = c(FALSE, TRUE), stringsAsFactors = FALSE)
+# the modest grid (the machine was shared): rank 3, two noise levels,
+# both losses and storages, and the correlated design at the lower noise;
+# "big" adds rank 8 and 20, the middle noise level, and correlated cells
+cells <- rbind(
+  expand.grid(k = 3, noise = c(0.1, 0.5), loss = c("frobenius", "kl"),
+              design = "independent", sparse = c(FALSE, TRUE),
+              stringsAsFactors = FALSE),
+  expand.grid(k = 3, noise = 0.1, loss = c("frobenius", "kl"),
+              design = "correlated", sparse = FALSE,
+              stringsAsFactors = FALSE))
 if (big) {
-  cells <- rbind(cells, transform(cells[cells$k == 8, ], k = 20))
+  full <- expand.grid(k = c(3, 8, 20), noise = c(0.1, 0.3, 0.5),
+                      loss = c("frobenius", "kl"),
+                      design = c("independent", "correlated"),
+                      sparse = c(FALSE, TRUE), stringsAsFactors = FALSE)
+  cells <- unique(rbind(cells, full))
 }
 out <- do.call(rbind, lapply(seq_len(nrow(cells)), function(i) {
   cl <- cells[i, ]
   m <- if (cl$k == 20) 300 else 100
   n <- if (cl$k == 20) 200 else 80
-  hi <- if (cl$k == 20) 40 else 16
+  hi <- if (cl$k == 20) 40 else if (cl$k == 8) 16 else 10
   do.call(rbind, lapply(seq_len(reps), function(s) {
     r <- one(cl$k, m, n, cl$noise, cl$loss, cl$design, cl$sparse, s, hi)
     message(paste(format(r), collapse = " "))
