@@ -9,8 +9,9 @@
 # KL: x ~ Poisson(W0 H0 * scale) with scale 10 / `noise`^2 (the same
 # coefficient of variation at the mean entry). "correlated": the columns of
 # W0 share a common profile (W0 = 0.5 * shared + 0.5 * own), cosine about
-# 0.8 between components. "sparse": the data as a dgCMatrix after setting
-# 60 % of the entries of W0 H0 (and their noise) to 0.
+# 0.8 between components. "sparse": 75 % of the entries of W0 and H0 zero
+# (W0 H0 is then zero at about 60 % of the entries, still of rank k), the
+# noise only where W0 H0 > 0, the data a dgCMatrix.
 #
 # Run: Rscript bench/rank-calibration.R [reps] [big]
 #   (default 4 replicates per cell; "big" the full grid, k = 20 at 300 x 200)
@@ -23,16 +24,16 @@ reps <- if (length(args)) as.integer(args[1]) else 4L
 big <- length(args) > 1 && args[2] == "big"
 
 planted <- function(k, m, n, noise, loss, design, sparse) {
-  W0 <- matrix(rexp(m * k), m) * (runif(m * k) > 0.4)
+  zero <- if (sparse) 0.75 else 0.4
+  W0 <- matrix(rexp(m * k), m) * (runif(m * k) > zero)
   if (design == "correlated") {
     W0 <- 0.5 * rexp(m) + 0.5 * W0
   }
-  H0 <- matrix(rexp(k * n), k) * (runif(k * n) > 0.4)
+  H0 <- matrix(rexp(k * n), k) * (runif(k * n) > zero)
   W0[cbind(seq_len(k), seq_len(k))] <- 1
   H0[cbind(seq_len(k), seq_len(k))] <- 1
   mu <- W0 %*% H0
   mu <- mu * 10 / mean(mu)
-  if (sparse) mu[runif(length(mu)) < 0.6] <- 0
   x <- if (loss == "kl") {
     s <- 10 / noise^2
     matrix(rpois(m * n, mu * s / 10), m)

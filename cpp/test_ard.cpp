@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <random>
 
 #include "helpers.hpp"
 #include <nmfkit/ard.hpp>
@@ -106,18 +107,25 @@ TEST_CASE("ARD: dense and sparse storage, 1 and 2 threads: the same bits") {
 }
 
 TEST_CASE("ARD: components beyond the planted rank fall to the floor") {
+  // Poisson counts of a planted rank-r mean under KL, at the Poisson
+  // dispersion phi = 1, from a random start at 10 components
   for (Index r : {2, 4}) {
-    const Mat x = planted(60, 50, r, 0.01, 31 + r);
-    for (double beta : {2.0, 1.0}) {
-      // the dispersion of the noise: uniform [0, 0.01) has variance 1e-4 / 12
-      // (Frobenius); KL's deviance per entry is about var / mean
-      const double phi = beta == 2.0 ? 1e-4 / 12 : 1e-4 / 12 / x.mean();
-      ArdParams p = params(x, beta, ArdPrior::l1, 8, phi);
-      p.max_iter = 3000;
-      p.tol = 1e-7;
-      const ArdResult f = ard(x, runif(60, 8, 7), runif(8, 50, 8), p);
-      CHECK(active(f) == r);
-    }
+    Mat mu = planted(60, 50, r, 0.0, 31 + static_cast<unsigned>(r));
+    mu *= 20.0 / mu.mean();
+    std::mt19937 gen(7);
+    Mat x(60, 50);
+    for (Index j = 0; j < 50; ++j)
+      for (Index i = 0; i < 60; ++i)
+        x(i, j) = std::poisson_distribution<int>(mu(i, j))(gen);
+    ArdParams p = params(x, 1.0, ArdPrior::l1, 10, 1.0);
+    p.a = std::log(110.0);
+    p.b = std::sqrt((p.a - 1.0) * (p.a - 2.0) * x.mean() / 10.0);
+    p.max_iter = 5000;
+    p.tol = 1e-6;
+    const double s = std::sqrt(x.mean() / 10.0);
+    const ArdResult f = ard(x, s * runif(60, 10, 7), s * runif(10, 50, 8), p);
+    CHECK(f.status == nmfkit::Status::converged);
+    CHECK(active(f) == r);
   }
 }
 
