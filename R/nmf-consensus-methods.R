@@ -43,6 +43,7 @@ print.nmfkit_consensus <- function(x, ...) {
     x$nrun, if (x$nrun == 1L) "" else "s", x$neighbors,
     if (x$neighbors == 1L) "" else "s", format(x$density_threshold)))
   print(format(x$results, digits = 3), row.names = FALSE)
+  print_rank_note(x)
   invisible(x)
 }
 

@@ -40,7 +40,10 @@
 #'   streamed fits and the programs' coefficients are solved a block at a
 #'   time.
 #' @param rank The number of programs: one rank, or several to compare
-#'   (whole numbers from 1 to `min(dim(x))`).
+#'   (whole numbers from 1 to `min(dim(x))`); or `"auto"` (or
+#'   [auto_rank()] for a range): the rank chosen by the adaptive held-out
+#'   search of [nmf()]'s `rank = "auto"` under the `method` and `control`
+#'   given, its path kept as `$rank_search`.
 #' @param nrun Runs per rank, at least 2.
 #' @param density_threshold Vectors of local density at or above this are
 #'   outliers: a number greater than 0 (cNMF's default 0.5).
@@ -85,6 +88,12 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
   x <- input_matrix(x, assay)
   x <- check_data(x)
   if (missing(rank)) check_rank(rank, min(dim(x)))
+  search <- as_auto_rank(rank, pair = FALSE)
+  if (!is.null(search)) {
+    check_dots_named(c("method", "control"), "nmf_consensus")
+    path <- rank_search(x, search, nmf, list(...))
+    rank <- path$rank
+  }
   ranks <- check_ranks(rank, min(dim(x)), arg = "rank")
   nrun <- check_count(nrun, min = 2)
   density_threshold <- check_number(density_threshold, min = 0,
@@ -121,7 +130,7 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
   structure(
     list(ranks = ranks, results = results, fits = fits, nrun = nrun,
          density_threshold = density_threshold, neighbors = n_neighbors,
-         call = call),
+         rank_search = if (!is.null(search)) path, call = call),
     class = "nmfkit_consensus"
   )
 }

@@ -3,6 +3,7 @@
 
 #' @export
 print_extra.nmfkit_nmf <- function(x, digits = 3L, ...) {
+  print_rank_note(x)
   loss <- fit_loss(x)
   if (length(loss$fit_fields)) {
     cat(sprintf("loss: %s; divergence %s (%s of the rank-one baseline)\n",

@@ -199,16 +199,22 @@ rank_cv <- function(x, ranks, fit, fraction, nfolds, args, zeros = NULL,
   cv <- cv_folds(x, fraction, nfolds, zeros, call = call)
   tasks <- expand.grid(fold = seq_len(nfolds), rank = ranks)
   out <- cv_run(tasks$rank, function(t) {
-    f <- cv$folds[[tasks$fold[t]]]
-    run <- quiet_fit(fit, c(list(x, rank = tasks$rank[t],
-                                 mask = fold_mask(x, f), keep_data = FALSE),
-                            args), x, tasks$rank[t], call)
-    c(fold_error(cv, f, run$model, fit_loss(run$model)), run$capped)
+    cv_task_error(x, cv, cv$folds[[tasks$fold[t]]], fit, tasks$rank[t], args,
+                  call)
   })
   warn_capped(out[2, ])
   results <- data.frame(rank = tasks$rank, fold = tasks$fold,
                         error = out[1, ])
   list(results = results, best = cv_best(results), consensus = NULL)
+}
+
+# One fit at `rank` with fold f of `cv` masked: c(held-out error in the
+# fit's own loss, 1 if it stopped at max_iter). The task of nmf_rank() and
+# of the rank search (rank-search.R).
+cv_task_error <- function(x, cv, f, fit, rank, args, call) {
+  run <- quiet_fit(fit, c(list(x, rank = rank, mask = fold_mask(x, f),
+                               keep_data = FALSE), args), x, rank, call)
+  c(fold_error(cv, f, run$model, fit_loss(run$model)), run$capped)
 }
 
 # The folds of a cross-validation, drawn once (from the session's RNG) and

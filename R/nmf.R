@@ -181,7 +181,10 @@
 #'   samples as columns; or data in its container (see "Containers and
 #'   text"): a `SummarizedExperiment` or `SingleCellExperiment` (genes x
 #'   cells), a `Seurat` object, a quanteda `dfm` or a tidytext count table.
-#' @param rank Number of components, from 1 to `min(dim(x))`.
+#' @param rank Number of components, from 1 to `min(dim(x))`; `"auto"` to
+#'   find it by an adaptive held-out search ([auto_rank()]), `c(lo, hi)` to
+#'   search that range, or [auto_rank()] for the search's folds. With `ard`,
+#'   the largest rank `K` the fit may use.
 #' @param method `"auto"`, `"hals"`, `"mu"`, `"anls"`, `"cd"`
 #'   (coordinate descent under the loss: `"hals"` for Frobenius, Newton
 #'   coordinate descent for KL) or `"online"` (mini-batches, Frobenius
@@ -217,6 +220,10 @@
 #' @param fixed `NULL`, or `list(W = , H = )` (either or both): a
 #'   nonnegative matrix of known columns of `W` (features x a) or rows of `H`
 #'   (b x samples), kept fixed as the first components.
+#' @param ard `NULL`, or automatic relevance determination (Tan and
+#'   Févotte 2013): `"l1"`, `"l2"` or [ard_prior()]. The fit starts at
+#'   `rank` components and prunes those the data do not need; its `rank` is
+#'   the effective rank and `$ard` holds the relevance trace.
 #' @param assay For `x` in a `SummarizedExperiment` or
 #'   `SingleCellExperiment`: the assay to factorise, by name or index
 #'   (`"counts"` by default); for a `Seurat` object, the layer (slot) of its
@@ -257,8 +264,15 @@ nmf <- function(x, rank,
                 init = "auto", control = nmf_control(), nrun = 1L,
                 keep_data = TRUE, na = c("fail", "omit"), weights = NULL,
                 mask = NULL, loss = "frobenius", penalty = NULL,
-                fixed = NULL, assay = "counts") {
+                fixed = NULL, ard = NULL, assay = "counts") {
   call <- match.call()
+  search <- if (!missing(rank)) as_auto_rank(rank)
+  if (!is.null(search)) {
+    return(nmf_auto_rank(x, search, list(
+      method = method, init = init, control = control, nrun = nrun, na = na,
+      weights = weights, mask = mask, loss = loss, penalty = penalty,
+      fixed = fixed, ard = ard), keep_data, assay, call))
+  }
   x <- input_matrix(x, assay)
   na <- check_choice(na)
   control <- check_control(control, fn = "nmf")
@@ -276,7 +290,9 @@ nmf <- function(x, rank,
   penalty <- check_penalty(penalty)
   fixed <- check_fixed(fixed, nrow(x), ncol(x), rank)
   warn_one_sided(penalty, fixed)
+  ard <- check_ard(ard)
   streamed <- is_streamed(x)
+  check_ard_use(ard, masked, penalty, fixed, streamed, method)
   if (streamed && !loss$streams) {
     abort_nmfkit(c("A fit read in blocks supports {.code loss = \"frobenius\"} only.",
                    "x" = "{.arg loss} is {.val {loss$name}} and {.arg x} is a {.cls {class(x$src)[1]}}."),
@@ -291,10 +307,12 @@ nmf <- function(x, rank,
     spec <- list(method = method, engine = control, masked = masked,
                  image_dim = attr(x, "image_dim"), loss = loss,
                  penalty = penalty, fixed = fixed)
-    return(fit_variant("nmf", xfit, rank, init, control, nrun, keep_data,
+    fit <- fit_variant("nmf", xfit, rank, init, control, nrun, keep_data,
                        spec, call, data = x,
                        scan = if (is.null(masked)) checked$scan,
-                       dimnames = dimnames(x)))
+                       dimnames = dimnames(x))
+    if (!is.null(ard)) fit <- ard_refine(fit, x, ard, loss, control, call)
+    return(fit)
   }
   method <- resolve_loss_method(method, loss)
   chosen <- method == "auto"
@@ -333,10 +351,12 @@ nmf <- function(x, rank,
                penalty = penalty, fixed = fixed)
   # the checks' read of x tells the scale and zero lines of the unmasked
   # data only
-  fit_variant("nmf", xfit, rank, init, control, nrun, keep_data, spec, call,
-              data = if (streamed) data else x,
-              scan = if (is.null(masked)) checked$scan,
-              dimnames = dimnames(x))
+  fit <- fit_variant("nmf", xfit, rank, init, control, nrun, keep_data, spec,
+                     call, data = if (streamed) data else x,
+                     scan = if (is.null(masked)) checked$scan,
+                     dimnames = dimnames(x))
+  if (!is.null(ard)) fit <- ard_refine(fit, x, ard, loss, control, call)
+  fit
 }
 
 # The solver behind method = "auto", chosen by the density of x (its share

@@ -11,6 +11,28 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// r_nmf_ard
+Rcpp::List r_nmf_ard(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, std::string prior, double a, double b, double phi, int max_iter, double tol, int threads, SEXP callback);
+RcppExport SEXP _nmfkit_r_nmf_ard(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP priorSEXP, SEXP aSEXP, SEXP bSEXP, SEXP phiSEXP, SEXP max_iterSEXP, SEXP tolSEXP, SEXP threadsSEXP, SEXP callbackSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    Rcpp::traits::input_parameter< std::string >::type prior(priorSEXP);
+    Rcpp::traits::input_parameter< double >::type a(aSEXP);
+    Rcpp::traits::input_parameter< double >::type b(bSEXP);
+    Rcpp::traits::input_parameter< double >::type phi(phiSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_ard(x, w, h, beta, prior, a, b, phi, max_iter, tol, threads, callback));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nmf_divergence
 Rcpp::List r_nmf_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, bool update_w, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
 RcppExport SEXP _nmfkit_r_nmf_divergence(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP update_wSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
@@ -568,6 +590,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_nmfkit_r_nmf_ard", (DL_FUNC) &_nmfkit_r_nmf_ard, 12},
     {"_nmfkit_r_nmf_divergence", (DL_FUNC) &_nmfkit_r_nmf_divergence, 15},
     {"_nmfkit_r_divergence", (DL_FUNC) &_nmfkit_r_divergence, 10},
     {"_nmfkit_r_zero_fits", (DL_FUNC) &_nmfkit_r_zero_fits, 3},

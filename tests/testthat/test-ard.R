@@ -1,0 +1,114 @@
+# ARD-NMF (R/ard.R, inst/include/nmfkit/ard.hpp).
+
+planted_ard <- function(k, m = 60, n = 50, noise = 0.02, loss = "frobenius",
+                        seed = 1) {
+  withr::with_seed(seed, {
+    W <- matrix(runif(m * k), m) * (runif(m * k) > 0.4)
+    H <- matrix(runif(k * n), k) * (runif(k * n) > 0.4)
+    W[cbind(seq_len(k), seq_len(k))] <- 1
+    H[cbind(seq_len(k), seq_len(k))] <- 1
+    mu <- W %*% H
+    if (loss == "kl") {
+      matrix(rpois(m * n, 50 * mu / mean(mu)), m)
+    } else {
+      mu + noise * mean(mu) * matrix(rnorm(m * n), m)
+    }
+  })
+}
+
+test_that("ARD leaves the planted rank active (KL; dense, sparse)", {
+  skip_on_cran()
+  # (under Frobenius at this SNR the relevance iterations, at the
+  # estimated noise variance, have not pruned within 5000 iterations: see
+  # bench/README.md, "Rank")
+  for (k in c(2, 4, 6)) {
+    for (loss in "kl") {
+      x <- pmax(planted_ard(k, loss = loss, seed = 10 + k), 0)
+      for (sparse in c(FALSE, TRUE)) {
+        xx <- if (sparse) Matrix::Matrix(x, sparse = TRUE) else x
+        set.seed(1)
+        fit <- nmf(xx, rank = 8, loss = loss, ard = "l1")
+        info <- paste(k, loss, sparse)
+        expect_identical(fit$rank, as.integer(k), info = info)
+        expect_identical(sum(fit$ard$active), as.integer(k), info = info)
+        expect_identical(dim(fit$W), c(nrow(x), as.integer(k)), info = info)
+        # pruned relevances sit at the floor
+        pruned <- fit$ard$relevance[!fit$ard$active]
+        expect_true(all(pruned < fit$ard$floor * (1 + 1e-2)), info = info)
+      }
+    }
+  }
+})
+
+test_that("the MAP objective never rises (L1, L2; beta 2, 1, 0.5, 0)", {
+  x <- pmax(planted_ard(3, m = 30, n = 25, seed = 2), 0) + 0.01
+  for (beta in c(2, 1, 0.5, 0)) {
+    for (prior in c("l1", "l2")) {
+      set.seed(1)
+      fit <- suppressWarnings(nmf(x, rank = 5, loss = beta,
+                                  ard = ard_prior(prior, max_iter = 200)))
+      obj <- fit$ard$objective
+      info <- paste(beta, prior)
+      expect_gt(length(obj), 1)
+      expect_true(all(diff(obj) <= 1e-10 * abs(obj[-1])), info = info)
+      # relevances never fall below the floor
+      expect_true(all(fit$ard$trace >= fit$ard$floor * (1 - 1e-12)),
+                  info = info)
+    }
+  }
+})
+
+test_that("dense and sparse storage, 1 and 2 threads give the same ARD fit", {
+  x <- pmax(planted_ard(3, m = 40, n = 30, seed = 3), 0)
+  x[x < 0.3] <- 0
+  for (loss in c("frobenius", "kl")) {
+    ard <- ard_prior("l2", max_iter = 300)
+    fit <- function(x, ...) {
+      withr::with_seed(1, suppressWarnings(nmf(x, 6, loss = loss, ard = ard,
+                                               ...)))
+    }
+    fd <- fit(x)
+    fs <- fit(Matrix::Matrix(x, sparse = TRUE))
+    f2 <- fit(x, control = nmf_control(threads = 2))
+    # (the core gives the same bits for both storages, cpp/test_ard.cpp;
+    # the first stage's fit, which sets the dispersion, may differ in the
+    # last bits)
+    expect_equal(fd$ard$trace, fs$ard$trace, tolerance = 1e-10)
+    expect_equal(fd$W, fs$W, tolerance = 1e-10)
+    expect_identical(fd$ard$trace, f2$ard$trace)
+    expect_identical(fd$H, f2$H)
+  }
+})
+
+test_that("c * x runs the same iterations and scales the relevances", {
+  x <- pmax(planted_ard(3, m = 30, n = 25, seed = 4), 0)
+  for (loss in c("frobenius", "kl")) {
+    for (prior in c("l1", "l2")) {
+      a <- withr::with_seed(1, suppressWarnings(
+        nmf(x, 5, loss = loss, ard = ard_prior(prior, max_iter = 1000))))
+      for (c in c(1000, 1e-3)) {
+        b <- withr::with_seed(1, suppressWarnings(
+          nmf(c * x, 5, loss = loss, ard = ard_prior(prior, max_iter = 1000))))
+        info <- paste(loss, prior, c)
+        expect_identical(b$ard$iterations, a$ard$iterations, info = info)
+        expect_identical(b$ard$active, a$ard$active, info = info)
+        p <- if (prior == "l1") 0.5 else 1
+        expect_equal(b$ard$relevance, a$ard$relevance * c^p,
+                     tolerance = 1e-6, info = info)
+        expect_equal(b$W, a$W * sqrt(c), tolerance = 1e-6, info = info)
+      }
+    }
+  }
+})
+
+test_that("the ARD record prints and plots", {
+  x <- planted_ard(2, m = 30, n = 25, loss = "kl", seed = 5)
+  fit <- withr::with_seed(1, nmf(x, 5, loss = "kl", ard = "l1"))
+  expect_s3_class(fit$ard, "nmfkit_ard")
+  expect_output(print(fit), "kept by ARD")
+  expect_output(print(fit$ard), "components relevant")
+  expect_identical(dim(fit$ard$trace), c(5L, fit$ard$iterations))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(fit$ard))
+})
