@@ -203,7 +203,9 @@ plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
                 ifelse(tab$estimate >= 0, "#D55E00", "#0072B2"))
   by <- names(tab)[2]
   what <- if (x$type == "joint") {
-    "difference of loadings (set 1 - set 2), share of the component"
+    sets <- levels(x$fit$set)
+    sprintf("difference of loadings (%s - %s), share of the component",
+            sets[1], sets[2])
   } else {
     "centred shift"
   }
