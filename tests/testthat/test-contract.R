@@ -14,7 +14,7 @@ test_that("the bad-input table gives classed errors", {
   bi <- predict(bt, x[, 1:2])
   rows <- list(
     # nmf()
-    list("nmf", quote(nmf(x)), "nmfkit_error_rank"),
+    list("nmf", quote(nmf(x)), "nmfkit_error_missing"),
     list("nmf", quote(nmf(rank = 2)), "nmfkit_error_missing"),
     list("nmf", quote(nmf(NULL, 2)), "nmfkit_error_type"),
     list("nmf", quote(nmf(x, Inf)), "nmfkit_error_rank"),
@@ -194,7 +194,7 @@ test_that("the bad-input table gives classed errors", {
          quote(nmf_distance(f$wfit, method = "lbfg")), "nmfkit_error_choice"),
     # nmf_stratified() and its methods
     list("nmf_stratified", quote(nmf_stratified(f$sets)),
-         "nmfkit_error_rank"),
+         "nmfkit_error_missing"),
     list("nmf_stratified", quote(nmf_stratified(f$sets, rank = 2,
                                                 v_updates = 1e10)),
          "nmfkit_error_count"),
@@ -229,7 +229,7 @@ test_that("the bad-input table gives classed errors", {
          quote(top_features(f$sfit, which = "basis", bogus = 1)),
          "nmfkit_error_dots"),
     # nmf_shift() and its methods, instances(), shifted_shapes()
-    list("nmf_shift", quote(nmf_shift(f$sim$x)), "nmfkit_error_rank"),
+    list("nmf_shift", quote(nmf_shift(f$sim$x)), "nmfkit_error_missing"),
     list("nmf_shift", quote(nmf_shift(f$sim$x, 2, nrun = 1e10)),
          "nmfkit_error_count"),
     list("nmf_shift", quote(nmf_shift(f$sim$x, 2,
@@ -271,7 +271,7 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_count"),
     # nmf_wasserstein(), ot_distance() and the Wasserstein methods
     list("nmf_wasserstein", quote(nmf_wasserstein(f$hist)),
-         "nmfkit_error_rank"),
+         "nmfkit_error_missing"),
     list("nmf_wasserstein", quote(nmf_wasserstein(f$hist, 2,
                                                   rho = c(weights = 0.1))),
          "nmfkit_error_rho"),
@@ -386,7 +386,7 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_choice"),
     list("match_components", quote(match_components(f$fit, x[-1, ])),
          "nmfkit_error_dimension"),
-    list("nmf_consensus", quote(nmf_consensus(x)), "nmfkit_error_rank"),
+    list("nmf_consensus", quote(nmf_consensus(x)), "nmfkit_error_missing"),
     list("nmf_consensus", quote(nmf_consensus(x, 2, nrun = 1)),
          "nmfkit_error_count"),
     list("nmf_consensus", quote(nmf_consensus(x, 2, density_threshold = 0)),
@@ -413,7 +413,7 @@ test_that("the bad-input table gives classed errors", {
     list("glance.nmfkit_consensus", quote(glance(cons, 1)),
          "nmfkit_error_dots"),
     # nmf_manifold(), its methods and the clustering scores
-    list("nmf_manifold", quote(nmf_manifold(x)), "nmfkit_error_rank"),
+    list("nmf_manifold", quote(nmf_manifold(x)), "nmfkit_error_missing"),
     list("nmf_manifold", quote(nmf_manifold(x - 1, 2, method = "gnmf")),
          "nmfkit_error_negative"),
     list("nmf_manifold", quote(nmf_manifold(x, 2, k = 0)), "nmfkit_error"),
@@ -659,6 +659,12 @@ test_that("the bad-input table gives classed errors", {
     list("nmf_wasserstein$outer",
          quote(suppressWarnings(nmf_wasserstein(f$hist, 2, outer = 0))),
          "nmfkit_error_count"),
+    list("nmf_rank$ranks",
+         quote(suppressWarnings(nmf_rank(x, ranks = 0:2))),
+         "nmfkit_error_rank"),
+    list("nmf_rank$fit",
+         quote(suppressWarnings(nmf_rank(x, 2, fit = "nmff"))),
+         "nmfkit_error_choice"),
     list("predict.nmfkit_joint", quote(predict(f$jfit, x, tol = -1)),
          "nmfkit_error_value"),
     list("predict.nmfkit_joint", quote(predict(f$jfit, x, max_passes = 0)),
