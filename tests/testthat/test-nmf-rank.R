@@ -244,7 +244,7 @@ test_that("a fit that returns no model or NaN factors is a classed error", {
   expect_error(nmf_rank(x, 1:2, nfolds = 2, variant = nan_fit),
                class = "nmfkit_error_fit")
   expect_error(nmf_rank(x, 1:2, method = "consensus", nrun = 2,
-                        fit = nan_fit), class = "nmfkit_error_fit")
+                        variant = nan_fit), class = "nmfkit_error_fit")
   expect_error(nmf_rank(x, 1:2, variant = function(x, rank, mask, keep_data) 1),
                class = "nmfkit_error_fit")
   expect_error(nmf_rank(x, 1:2, fraction = 1e-10), class = "nmfkit_error_value")
