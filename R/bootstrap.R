@@ -43,6 +43,9 @@
 #'   column replicates, each a delayed column subset fitted in blocks; its
 #'   parametric draws would be dense m x n matrices and are refused.
 #' @param B Number of replicates, at least 2.
+#' @param ... Unused; an argument given here is an error (a misspelling).
+#'   The arguments after it are named (as in [nmf_differential()]); by
+#'   position they are deprecated.
 #' @param type `"columns"` (resample samples) or `"parametric"` (draw data
 #'   from the fitted model).
 #' @param level Confidence level of the intervals, in `(0, 1)`.
@@ -85,9 +88,13 @@
 #' head(tidy(boot))
 #' plot(boot, top = 5)
 #' @export
-nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
-                          level = 0.9, x = NULL, control = NULL,
-                          min_cosine = 0.9) {
+nmf_bootstrap <- function(fit, B = 100L, ...,
+                          type = c("columns", "parametric"), level = 0.9,
+                          x = NULL, control = NULL, min_cosine = 0.9) {
+  moved <- old_positions(c("fit", "B", "type", "level", "x", "control",
+                           "min_cosine"), 2L, "nmf_bootstrap")
+  if (!is.null(moved)) return(eval(moved, parent.frame()))
+  check_dots_empty()
   call <- match.call()
   if (!inherits(fit, "nmfkit_nmf")) {
     abort_nmfkit(c("{.arg fit} must be a fit of {.fn nmf}.",
@@ -292,7 +299,6 @@ replicate_quantiles <- function(a, probs) {
 
 #' @rdname nmf_bootstrap
 #' @param digits Significant digits to print.
-#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @export
 print.nmfkit_bootstrap <- function(x, digits = 3L, ...) {
   check_dots_empty()
@@ -311,22 +317,31 @@ print.nmfkit_bootstrap <- function(x, digits = 3L, ...) {
 
 #' @rdname nmf_bootstrap
 #' @param object An `nmfkit_bootstrap` object.
-#' @param top Features per component: the largest entries of the fit's
-#'   `W` column.
+#' @param top Features per component, the first by `score`.
+#' @param score How `summary()` and `plot()` rank the features of each
+#'   component: `"specificity"` (the default: the feature's weight in the
+#'   component times the share of its weight that the component holds, as
+#'   [feature_score()] computes it, so features weighing in every component,
+#'   such as the most abundant genes, rank below those of this component)
+#'   or `"weight"` (the entries of the fit's `W` column).
 #' @export
 summary.nmfkit_bootstrap <- function(object, level = object$level, top = 5L,
+                                     score = c("specificity", "weight"),
                                      ...) {
   check_dots_empty()
   top <- check_count(top, min = 1)
+  score <- check_choice(score)
   b <- if (check_level(level) == object$level) object else
     bootstrap_intervals(object, level)
   w <- tidy(b)
-  w <- do.call(rbind, lapply(split(w, w$component), function(d) {
-    utils::head(d[order(-d$estimate), ], top)
+  by <- as.vector(bootstrap_ranking(object$fit$W, score))
+  w <- do.call(rbind, lapply(split(seq_len(nrow(w)), w$component),
+                             function(r) {
+    utils::head(w[r[order(-by[r])], ], top)
   }))
   rownames(w) <- NULL
   structure(list(stability = object$stability, top = w, level = level,
-                 B = object$B, type = object$type,
+                 score = score, B = object$B, type = object$type,
                  width = stats::median(b$W_upper - b$W_lower)),
             class = "summary.nmfkit_bootstrap")
 }
@@ -339,7 +354,7 @@ print.summary.nmfkit_bootstrap <- function(x, digits = 3L, ...) {
   tab <- x$stability
   tab[-1] <- lapply(tab[-1], signif, digits)
   print(tab, row.names = FALSE)
-  cat("\nTop features per component:\n")
+  cat(sprintf("\nTop features per component (by %s):\n", x$score))
   top <- x$top
   top[c("estimate", "lower", "upper")] <-
     lapply(top[c("estimate", "lower", "upper")], signif, digits)
@@ -378,11 +393,55 @@ tidy.nmfkit_bootstrap <- function(x, matrix = c("W", "H", "stability"),
 }
 
 #' @rdname nmf_bootstrap
+#' @details `glance()` gives one row: `type`, `B`, `level`, `rank`,
+#'   `stability` (the mean of the components' mean matched cosines),
+#'   `min_stability` (the least stable component's), `recovered` (the mean
+#'   share of replicates recovering a component), `width` (the median width
+#'   of the intervals of `W`), `widened` and `converged` (the share of
+#'   replicates that converged). `augment()` gives the fit's samples as
+#'   [augment()][augment.nmfkit()] does (`.cluster`, `.nmf1`, ...) and, for a
+#'   parametric bootstrap, the intervals of their coefficients (`.nmf1_lower`,
+#'   `.nmf1_upper`, ...).
+#' @param data For `augment()`: `NULL`, or a data frame with one row per
+#'   sample of the fit.
+#' @method glance nmfkit_bootstrap
+#' @export
+glance.nmfkit_bootstrap <- function(x, ...) {
+  check_dots_empty()
+  st <- x$stability
+  data.frame(type = x$type, B = x$B, level = x$level, rank = x$fit$rank,
+             stability = mean(st$cosine), min_stability = min(st$cosine),
+             recovered = mean(st$recovered),
+             width = stats::median(x$W_upper - x$W_lower),
+             widened = unname(x$widened[["W"]]),
+             converged = mean(x$status == "converged"),
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname nmf_bootstrap
+#' @method augment nmfkit_bootstrap
+#' @export
+augment.nmfkit_bootstrap <- function(x, data = NULL, ...) {
+  check_dots_empty()
+  out <- augment(x$fit, data = data)
+  if (!is.null(x$H_lower)) {
+    comp <- rownames(x$fit$H)
+    for (q in seq_along(comp)) {
+      out[[paste0(".", comp[q], "_lower")]] <- unname(x$H_lower[q, ])
+      out[[paste0(".", comp[q], "_upper")]] <- unname(x$H_upper[q, ])
+    }
+  }
+  out
+}
+
+#' @rdname nmf_bootstrap
 #' @param components Components to plot (names or indices); all by default.
 #' @export
 plot.nmfkit_bootstrap <- function(x, top = 10L, components = NULL,
-                                  level = x$level, ...) {
+                                  level = x$level,
+                                  score = c("specificity", "weight"), ...) {
   top <- check_count(top, min = 1)
+  score <- check_choice(score)
   comp <- select_components(x$fit, components)
   if (check_level(level) != x$level) x <- bootstrap_intervals(x, level)
   W <- x$fit$W
@@ -393,15 +452,18 @@ plot.nmfkit_bootstrap <- function(x, top = 10L, components = NULL,
                        mar = c(3, 6, 2.2, 0.8), mgp = c(1.8, 0.5, 0))
   on.exit(graphics::par(old))
   stab <- x$stability
+  by <- bootstrap_ranking(W, score)
   for (i in comp) {
-    idx <- utils::head(order(-W[, i]), min(top, nrow(W)))
+    idx <- utils::head(order(-by[, i]), min(top, nrow(W)))
     idx <- rev(idx)
     est <- W[idx, i]
     lo <- x$W_lower[idx, i]
     hi <- x$W_upper[idx, i]
     y <- seq_along(idx)
     graphics::plot(range(0, lo, hi, est), range(0.5, length(idx) + 0.5),
-                   type = "n", yaxt = "n", xlab = "weight in W", ylab = "",
+                   type = "n", yaxt = "n", ylab = "",
+                   xlab = sprintf("weight in W (top %d by %s)", length(idx),
+                                  score),
                    main = sprintf("%s: cosine %.2f, recovered %.0f%%",
                                   colnames(W)[i], stab$cosine[i],
                                   100 * stab$recovered[i]),
@@ -411,6 +473,11 @@ plot.nmfkit_bootstrap <- function(x, top = 10L, components = NULL,
     graphics::axis(2, at = y, labels = feats[idx], las = 1, cex.axis = 0.7)
   }
   invisible(x)
+}
+
+# What ranks the features of each component in summary() and plot().
+bootstrap_ranking <- function(W, score) {
+  if (score == "weight") W else specificity_score(W)
 }
 
 #' Coefficients of new samples with bootstrap intervals

@@ -338,7 +338,7 @@ check_rank <- function(rank, max_rank, arg = rlang::caller_arg(rank),
   if (missing(rank)) {
     abort_nmfkit(c(paste0("{.arg {arg}} is missing: give the number of components, from 1 to {max_rank} (", why, ")."),
                    "i" = "For example {.code rank = {min(2L, max_rank)}}."),
-                 "rank", call = call)
+                 "missing", call = call)
   }
   if (!is_number(rank) || rank != round(rank) || rank < 1 || rank > max_rank) {
     abort_nmfkit(c(paste0("{.arg {arg}} must be a whole number from 1 to {max_rank} (", why, ")."),

@@ -45,6 +45,39 @@ deprecate_nmfkit <- function(old, new, fn, call = rlang::caller_env()) {
   )
 }
 
+# A fitting function whose arguments were put in the grammar's order
+# (ARCHITECTURE.md, "Conventions"): a call that matches arguments by
+# position past the first `fixed` ones, which did not move, and means
+# something else under the former order `old` (the names, in order) gets
+# the old meaning for one release, with a deprecation warning. Returns
+# NULL, or the call with every argument named, for the caller to evaluate
+# instead. Called first thing, before any argument is evaluated.
+old_positions <- function(old, fixed, fn, call = sys.call(-1L),
+                          fun = sys.function(-1L),
+                          env = parent.frame(2L)) {
+  nm <- names(call)
+  n_unnamed <- if (is.null(nm)) length(call) - 1L else sum(!nzchar(nm[-1L]))
+  if (n_unnamed <= fixed) return(NULL)
+  before <- fun
+  formals(before) <- formals(fun)[old]
+  now <- match.call(fun, call, expand.dots = TRUE, envir = env)
+  then <- match.call(before, call, expand.dots = TRUE, envir = env)
+  sorted <- function(cl) {
+    a <- as.list(cl)[-1L]
+    a[order(names(a))]
+  }
+  if (identical(sorted(now), sorted(then))) return(NULL)
+  moved <- setdiff(names(as.list(then)[-1L]),
+                   c(nm[nzchar(nm)], old[seq_len(fixed)]))
+  deprecate_nmfkit(
+    paste0("giving ", paste0("{.arg ", moved, "}", collapse = ", "),
+           " by position"),
+    paste0("names (the order is now {.code ",
+           paste(names(formals(fun)), collapse = ", "), "})"),
+    fn)
+  then
+}
+
 # `rank` without a default (it had 10 in nmf_joint() and nmf_distance()):
 # a missing rank keeps the old default for one release, with a warning.
 deprecated_rank_default <- function(fn, call = rlang::caller_env()) {

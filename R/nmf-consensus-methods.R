@@ -2,7 +2,9 @@
 #'
 #' Methods for the result of [nmf_consensus()]. `print()` shows the
 #' per-rank table; `summary()` returns it (`rank`, `stability`, `error`,
-#' `kept`, `agreement`); `plot()` and `autoplot()` draw, for
+#' `kept`, `agreement`), a data frame of class `summary.nmfkit_consensus`
+#' that prints itself; `basis()` and `coef()` give the programs `W` and
+#' coefficients `H` at one rank (`rank`, or the only one); `plot()` and `autoplot()` draw, for
 #' `type = "selection"`, stability (mean silhouette width) and error against
 #' rank, as cNMF's k-selection plot; for `"density"`, the histogram of the
 #' local densities of the run components with the threshold; for
@@ -14,14 +16,15 @@
 #'
 #' @param x,object An `nmfkit_consensus` object.
 #' @param type What to draw: `"selection"`, `"density"` or `"basis"`.
-#' @param rank For `"density"` and `"basis"`: the rank to draw, one of those
-#'   fitted (`NULL`: all ranks for `"density"`; the only rank, or an error,
-#'   for `"basis"`).
+#' @param rank For `"density"` and `"basis"`, `basis()` and `coef()`: the
+#'   rank, one of those fitted (`NULL`: all ranks for `"density"`; the only
+#'   rank, or an error, otherwise).
 #' @param matrix For `tidy()`: `"W"` (programs) or `"H"` (coefficients).
 #' @param ... Unused; an argument given here is an error (a misspelling);
 #'   `plot()` passes them to the graphics functions.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()`,
-#'   `tidy()` and `glance()` data frames; `autoplot()` a ggplot.
+#'   `tidy()` and `glance()` data frames; `basis()` and `coef()` matrices;
+#'   `autoplot()` a ggplot.
 #' @examples
 #' x <- swimmer()[, 1:96]
 #' set.seed(1)
@@ -51,7 +54,8 @@ print.nmfkit_consensus <- function(x, ...) {
 #' @export
 summary.nmfkit_consensus <- function(object, ...) {
   check_dots_empty()
-  object$results
+  new_summary_table(object$results, "nmfkit_consensus",
+                    "Consensus programs by rank")
 }
 
 #' @rdname print.nmfkit_consensus
@@ -86,6 +90,20 @@ plot.nmfkit_consensus <- function(x, type = c("selection", "density",
                            type = "basis", ...)
   )
   invisible(x)
+}
+
+#' @rdname print.nmfkit_consensus
+#' @export
+basis.nmfkit_consensus <- function(object, rank = NULL, ...) {
+  check_dots_empty()
+  consensus_fits(object, rank, one = TRUE)[[1]]$W
+}
+
+#' @rdname print.nmfkit_consensus
+#' @export
+coef.nmfkit_consensus <- function(object, rank = NULL, ...) {
+  check_dots_empty()
+  consensus_fits(object, rank, one = TRUE)[[1]]$H
 }
 
 #' @rdname print.nmfkit_consensus

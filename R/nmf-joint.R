@@ -71,9 +71,14 @@
 #' nmf_joint(x, x[, sample(ncol(x))], rank = 10)$distance
 #' @export
 nmf_joint <- function(x1, x2, rank, pbar = c("exact", "montecarlo"),
-                      samples = 1000, normalize = TRUE, init = "nndsvda",
-                      control = nmf_control(max_iter = 200),
-                      labels = c("x1", "x2"), nrun = 1L, keep_data = TRUE) {
+                      samples = 1000, normalize = TRUE,
+                      labels = c("x1", "x2"), init = "nndsvda",
+                      control = nmf_control(max_iter = 200), nrun = 1L,
+                      keep_data = TRUE) {
+  moved <- old_positions(c("x1", "x2", "rank", "pbar", "samples",
+                           "normalize", "init", "control", "labels", "nrun",
+                           "keep_data"), 6L, "nmf_joint")
+  if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
   x1 <- check_data(x1)
   x2 <- check_data(x2)

@@ -152,10 +152,15 @@
 nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf"),
                          lambda = NULL, k = NULL,
                          weight = c("binary", "heat", "selftune"), graph = NULL,
-                         init = c("nndsvd", "random", "kmeans"),
                          exemplars = 0.1, preprocess = c("none", "minmax"),
+                         init = c("nndsvd", "random", "kmeans"),
                          control = nmf_control(max_iter = 1000), nrun = 1L,
                          keep_data = TRUE, ...) {
+  moved <- old_positions(c("x", "rank", "method", "lambda", "k", "weight",
+                           "graph", "init", "exemplars", "preprocess",
+                           "control", "nrun", "keep_data", "..."), 7L,
+                         "nmf_manifold")
+  if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
   method <- check_choice(method, c("rmnmf", "gnmf", "smrmf", "fsmrmf"))
   weight <- check_choice(weight, c("binary", "heat", "selftune"))

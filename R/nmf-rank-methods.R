@@ -1,7 +1,8 @@
 #' Inspect a rank selection
 #'
 #' Methods for the result of [nmf_rank()]. `print()` shows the per-rank
-#' table and the chosen ranks; `summary()` returns that table (mean and
+#' table and the chosen ranks; `summary()` returns that table, a data frame
+#' of class `summary.nmfkit_rank` that prints itself (mean and
 #' standard error of the held-out error over folds for `"cv"`; cophenetic
 #' correlation and dispersion for `"consensus"`); `as.data.frame()` returns
 #' the raw results (one row per rank and fold for `"cv"`); `plot()` draws
@@ -15,12 +16,12 @@
 #'   consensus matrix to draw; `NULL` draws the curves.
 #' @param row.names,optional Ignored (for the generic).
 #' @param ... Unused; `plot()` passes them to [graphics::plot()].
-#' @return `print()` and `plot()` return `x` invisibly; `summary()` and
-#'   `as.data.frame()` return data frames.
+#' @return `print()` and `plot()` return `x` invisibly; `summary()` a data
+#'   frame of class `summary.nmfkit_rank`; `as.data.frame()` a data frame.
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
-#' r <- nmf_rank(x[, 1:64], ranks = 2:5, method = "consensus", nrun = 4,
+#' r <- nmf_rank(x[, 1:64], rank = 2:5, method = "consensus", nrun = 4,
 #'               control = nmf_control(max_iter = 50))
 #' summary(r)
 #' plot(r)
@@ -37,12 +38,12 @@ print.nmfkit_rank <- function(x, ...) {
     nf <- length(unique(x$results$fold))
     cat(sprintf("NMF rank selection by cross-validation (%d folds)\n", nf))
     cat("Held-out relative error by rank (mean and standard error):\n")
-    print(format(s, digits = 3), row.names = FALSE)
+    print(format(as.data.frame(s), digits = 3), row.names = FALSE)
     cat(sprintf("Lowest mean error at rank %d; one-standard-error rank %d.\n",
                 x$best[["min"]], x$best[["one_se"]]))
   } else {
     cat("NMF rank selection by consensus clustering\n")
-    print(format(s, digits = 3), row.names = FALSE)
+    print(format(as.data.frame(s), digits = 3), row.names = FALSE)
   }
   invisible(x)
 }
@@ -51,7 +52,13 @@ print.nmfkit_rank <- function(x, ...) {
 #' @export
 summary.nmfkit_rank <- function(object, ...) {
   check_dots_empty()
-  if (object$method == "cv") cv_summary(object$results) else object$results
+  if (object$method == "cv") {
+    new_summary_table(cv_summary(object$results), "nmfkit_rank",
+                      "Held-out relative error by rank (mean and standard error)")
+  } else {
+    new_summary_table(object$results, "nmfkit_rank",
+                      "Consensus clustering by rank")
+  }
 }
 
 #' @rdname print.nmfkit_rank

@@ -53,17 +53,20 @@
 #'   container, as for [nmf()]: a `SummarizedExperiment`,
 #'   `SingleCellExperiment`, `Seurat` object, quanteda `dfm` or tidytext
 #'   count table (see [nmfkit-containers]).
-#' @param ranks Ranks to try: whole numbers from 1 to `min(dim(x))`.
+#' @param rank Ranks to try: whole numbers from 1 to `min(dim(x))`.
 #' @param method `"cv"` or `"consensus"`.
-#' @param fit The fitting function: [nmf()] or another nmfkit function that
-#'   takes `rank`, `keep_data` and (for `"cv"`) `mask`.
+#' @param variant The model: the name of an nmfkit variant (`"nmf"`, the
+#'   default, fits [nmf()]; `"manifold"` [nmf_manifold()], ...) or a fitting
+#'   function that takes `rank`, `keep_data` and (for `"cv"`) `mask`.
+#' @param ranks,fit Deprecated names of `rank` and `variant`.
 #' @param fraction Fraction of the observed entries held out per fold, in
 #'   `(0, 0.5]`.
 #' @param nfolds Number of folds (disjoint held-out sets), at least 2.
 #' @param nrun Fits per rank for `"consensus"`, at least 2.
-#' @param ... Further arguments of `fit`, such as `init` or `control`.
-#'   `method` is `nmf_rank()`'s own; to choose the fit's method, wrap it:
-#'   `fit = function(...) nmf(..., method = "hals")`.
+#' @param ... Further arguments of the variant's fitting function, such as
+#'   `init` or `control`. `method` is `nmf_rank()`'s own; to choose the
+#'   fit's method, wrap it:
+#'   `variant = function(...) nmf(..., method = "hals")`.
 #' @param assay The assay (or Seurat layer) of a container `x`, as in
 #'   [nmf()].
 #' @return An object of class `nmfkit_rank`: a list with `method`, `ranks`,
@@ -84,28 +87,33 @@
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
-#' r <- nmf_rank(x, ranks = c(8, 12, 16, 17, 20), nfolds = 2,
+#' r <- nmf_rank(x, rank = c(8, 12, 16, 17, 20), nfolds = 2,
 #'               control = nmf_control(max_iter = 100))
 #' r
 #' plot(r)
 #' @export
-nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
-                     fraction = 0.05, nfolds = 3L, nrun = 10L, ...,
-                     assay = "counts") {
+nmf_rank <- function(x, rank, method = c("cv", "consensus"),
+                     variant = "nmf", fraction = 0.05, nfolds = 3L,
+                     nrun = 10L, ..., assay = "counts", ranks, fit) {
   call <- match.call()
+  if (!missing(ranks)) {
+    deprecate_nmfkit("{.arg ranks}", "{.arg rank}", "nmf_rank")
+    if (missing(rank)) rank <- ranks
+  }
+  if (!missing(fit)) {
+    deprecate_nmfkit("{.arg fit}", "{.arg variant}", "nmf_rank")
+    variant <- fit
+  }
   x <- input_matrix(x, assay)
   abort_streamed_holdout(x, "nmf_rank", call = call)
   x <- check_data(x, allow_na = TRUE)
-  if (missing(ranks)) {
-    abort_nmfkit("{.arg ranks} is missing: give the ranks to compare.",
+  if (missing(rank)) {
+    abort_nmfkit("{.arg rank} is missing: give the ranks to compare.",
                  "missing")
   }
-  ranks <- check_ranks(ranks, min(dim(x)))
+  ranks <- check_ranks(rank, min(dim(x)), arg = "rank")
   method <- check_choice(method)
-  if (!is.function(fit)) {
-    abort_nmfkit(c("{.arg fit} must be an nmfkit fitting function.",
-                   "x" = "It is {.obj_type_friendly {fit}}."), "fit")
-  }
+  fit <- variant_fitter(variant)
   needs <- c("rank", "keep_data", if (method == "cv") "mask")
   # a wrapper taking ... passes them on (e.g. to fix the fit's own method)
   missing_args <- if ("..." %in% names(formals(fit))) character() else
@@ -114,7 +122,7 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
     abort_nmfkit(c("{.arg fit} must take {.arg {needs}}.",
                    "x" = "It has no {.arg {missing_args}} argument."), "fit")
   }
-  check_own_dots(names(list(...)), "nmf_rank", "ranks", mask = method == "cv")
+  check_own_dots(names(list(...)), "nmf_rank", "rank", mask = method == "cv")
   has_na <- anyNA(if (inherits(x, "dgCMatrix")) x@x else x)
   na_args <- if (has_na) list(na = "omit") else list()
   out <- if (method == "cv") {
@@ -139,7 +147,21 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
 }
 
 # Sorted unique whole ranks from 1 to max_rank.
-check_ranks <- function(ranks, max_rank, arg = "ranks", why = NULL,
+# The fitting function of `variant`: a declared variant's name, or a
+# function (a user's wrapper of one).
+variant_fitter <- function(variant, call = rlang::caller_env()) {
+  if (is.function(variant)) return(variant)
+  known <- sort(names(registry$variants))
+  if (!is.character(variant) || length(variant) != 1L || is.na(variant)) {
+    abort_nmfkit(c("{.arg variant} must be the name of an nmfkit variant ({.or {.val {known}}}) or a fitting function.",
+                   "x" = "It is {describe_value(variant)}."),
+                 "variant", call = call, value = variant)
+  }
+  check_choice(variant, known, arg = "variant", call = call)
+  get(variant_of(variant)$fn, envir = asNamespace("nmfkit"), mode = "function")
+}
+
+check_ranks <- function(ranks, max_rank, arg = "rank", why = NULL,
                         call = rlang::caller_env()) {
   if (!is.numeric(ranks) || !length(ranks) || anyNA(ranks) ||
       any(!is.finite(ranks)) || any(ranks != round(ranks))) {

@@ -100,9 +100,13 @@
 #' @export
 nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
                       shift = c("torus2d", "circular1d"),
-                      w_step = c("hals", "pg"), inner = 10L, nrun = 3L,
-                      instances = NULL, control = nmf_control(max_iter = 30L),
+                      w_step = c("hals", "pg"), inner = 10L, instances = NULL,
+                      control = nmf_control(max_iter = 30L), nrun = 3L,
                       keep_data = TRUE, restarts) {
+  moved <- old_positions(c("x", "rank", "image_dim", "shift", "w_step",
+                           "inner", "nrun", "instances", "control",
+                           "keep_data", "restarts"), 6L, "nmf_shift")
+  if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
   if (!missing(restarts)) {
     deprecate_nmfkit("{.arg restarts}", "{.arg nrun}", "nmf_shift")

@@ -57,7 +57,8 @@ print.nmfkit_tune <- function(x, ...) {
 #' @export
 summary.nmfkit_tune <- function(object, ...) {
   check_dots_empty()
-  object$summary
+  new_summary_table(object$summary, "nmfkit_tune",
+                    "Held-out error by setting (mean and standard error)")
 }
 
 #' @rdname print.nmfkit_tune

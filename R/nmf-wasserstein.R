@@ -85,9 +85,14 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
                             cost = NULL, epsilon = 0.025,
                             rho = c(weights = 0.05, dictionary = 0.05),
                             kernel = c("auto", "dense", "separable"),
+                            init = "random",
                             control = nmf_control(max_iter = 10, inner = 250),
-                            init = "random", nrun = 1L, keep_data = TRUE,
-                            outer) {
+                            nrun = 1L, keep_data = TRUE, outer) {
+  moved <- old_positions(c("x", "rank", "coords", "image_dim", "cost",
+                           "epsilon", "rho", "kernel", "control", "init",
+                           "nrun", "keep_data", "outer"), 8L,
+                         "nmf_wasserstein")
+  if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
   x <- check_histograms(x, verbose = wants_verbose(control))
   rank <- check_rank(rank, min(dim(x)))

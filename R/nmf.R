@@ -261,10 +261,14 @@
 #' @export
 nmf <- function(x, rank,
                 method = c("auto", "hals", "mu", "anls", "cd", "online"),
-                init = "auto", control = nmf_control(), nrun = 1L,
-                keep_data = TRUE, na = c("fail", "omit"), weights = NULL,
-                mask = NULL, loss = "frobenius", penalty = NULL,
-                fixed = NULL, ard = NULL, assay = "counts") {
+                loss = "frobenius", penalty = NULL, fixed = NULL,
+                na = c("fail", "omit"), weights = NULL, mask = NULL,
+                ard = NULL, init = "auto", control = nmf_control(),
+                nrun = 1L, keep_data = TRUE, assay = "counts") {
+  moved <- old_positions(c("x", "rank", "method", "init", "control", "nrun",
+                           "keep_data", "na", "weights", "mask", "loss",
+                           "penalty", "fixed", "assay"), 3L, "nmf")
+  if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
   search <- if (!missing(rank)) as_auto_rank(rank)
   if (!is.null(search)) {

@@ -155,3 +155,23 @@ augment.nmfkit <- function(x, data = NULL, newdata = NULL, ...) {
   for (q in seq_along(comp)) data[[paste0(".", comp[q])]] <- unname(h[q, ])
   data
 }
+
+# summary() of a result whose summary is one table (rank selection, tuning,
+# consensus): the data frame with class c("summary.<class>",
+# "nmfkit_summary_table", "data.frame") and a title, so that every
+# summary() returns a summary.<class> object that prints itself and is used
+# as its table (as.data.frame() drops the classes).
+new_summary_table <- function(table, cls, title) {
+  rownames(table) <- NULL
+  structure(table, class = c(paste0("summary.", cls), "nmfkit_summary_table",
+                             "data.frame"),
+            title = title)
+}
+
+#' @export
+print.nmfkit_summary_table <- function(x, digits = 3L, ...) {
+  title <- attr(x, "title")
+  if (length(title)) cat(title, "\n", sep = "")
+  print(format(as.data.frame(x), digits = digits), row.names = FALSE)
+  invisible(x)
+}

@@ -47,3 +47,22 @@ diff_stratified_planted <- function(m = 60, n = 30, k = 3, strata = 3,
   list(x = x, planted = planted,
        stratum = letters[planted_stratum])
 }
+
+# Two sets of n columns from one basis, except that in set 2 the first
+# `frac` of component 1's features weigh `effect` times as much (a feature-
+# level difference); set 2 may also use component 1 `usage` times as much.
+diff_joint_features <- function(m = 90, n = 60, k = 3, frac = 0.1,
+                                effect = 3, usage = 1, scale = 5) {
+  W <- diff_basis(m, k)
+  block <- seq_len(m %/% k)
+  planted <- block[seq_len(round(frac * length(block)))]
+  W2 <- W
+  W2[planted, 1] <- W2[planted, 1] * effect
+  h1 <- sparse_coef(k, n)
+  h2 <- sparse_coef(k, n)
+  h2[1, ] <- h2[1, ] * usage
+  x1 <- matrix(stats::rpois(m * n, scale * W %*% h1), m)
+  x2 <- matrix(stats::rpois(m * n, scale * W2 %*% h2), m)
+  rownames(x1) <- rownames(x2) <- paste0("g", seq_len(m))
+  list(x1 = x1, x2 = x2, planted = planted, block = block)
+}

@@ -153,6 +153,37 @@ test_that("summary, print, tidy and plot", {
   on.exit(grDevices::dev.off())
   expect_invisible(plot(b, top = 4))
   expect_invisible(plot(b, components = 2, level = 0.5))
+  expect_invisible(plot(b, score = "weight"))
+  # glance() and augment() (issue 36)
+  g <- glance(b)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$B, 10L)
+  expect_equal(g$stability, mean(b$stability$cosine))
+  expect_equal(g$width, stats::median(b$W_upper - b$W_lower))
+  a <- augment(b)
+  expect_identical(a[names(augment(fit))], augment(fit))
+  expect_identical(a$.nmf2_lower, unname(b$H_lower[2, ]))
+  expect_true(all(a$.nmf1_lower <= a$.nmf1 & a$.nmf1 <= a$.nmf1_upper))
+  bc <- withr::with_seed(5, nmf_bootstrap(fit, B = 3))
+  expect_false(".nmf1_lower" %in% names(augment(bc)))
+  expect_error(augment(b, data = data.frame(a = 1)), class = "nmfkit_error_data")
+})
+
+test_that("summary and plot rank features by specificity, not weight", {
+  # feature 1 weighs most in every component (an abundant gene); the
+  # others belong to one component each
+  set.seed(3)
+  W0 <- rbind(c(2, 2, 2), kronecker(diag(3), matrix(1, 8, 1)))
+  H0 <- matrix(rexp(3 * 40), 3, 40)
+  x <- matrix(rpois(25 * 40, 10 * W0 %*% H0), 25) / 10
+  rownames(x) <- c("abundant", paste0("g", 1:24))
+  fit <- withr::with_seed(1, nmf(x, 3, control = nmf_control(max_iter = 500)))
+  b <- withr::with_seed(2, nmf_bootstrap(fit, B = 4))
+  top <- summary(b, top = 1)$top
+  expect_false("abundant" %in% top$feature)
+  top_w <- summary(b, top = 1, score = "weight")$top
+  expect_true(all(top_w$feature == "abundant"))
+  expect_error(summary(b, score = "kim"), class = "nmfkit_error_choice")
 })
 
 test_that("predict() carries the replicates' bases to new samples", {

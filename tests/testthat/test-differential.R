@@ -3,54 +3,107 @@
 
 ctl1 <- function(...) nmf_control(threads = 1, ...)
 
-test_that("joint statistics share out p-bar and the distance", {
+test_that("joint statistics: studentised loading differences and p-bar", {
   d <- withr::with_seed(1, diff_joint_planted())
   fit <- withr::with_seed(1, nmf_joint(d$x1, d$x2, rank = 3, control = ctl1()))
   dt <- withr::with_seed(2, nmf_differential(fit, B = 19))
   expect_s3_class(dt, "nmfkit_differential")
   tab <- dt$table
-  expect_named(tab, c("feature", "component", "statistic", "p_value",
-                      "p_adjusted"))
+  expect_named(tab, c("feature", "component", "estimate", "statistic",
+                      "p_value", "p_adjusted", "permutations"))
   expect_identical(tab$feature, rep(rownames(d$x1), 3))
-  expect_equal(as.vector(tapply(tab$statistic, tab$component, sum)),
-               unname(fit$p), tolerance = 1e-12)
-  expect_equal(sum(abs(tab$statistic)), fit$distance, tolerance = 1e-12)
   expect_identical(dt$type, "joint")
   expect_identical(dt$B, 19L)
-  expect_identical(dim(dt$null$mean), c(60L, 3L))
+  # the components' test is of p-bar, the closed form on H
+  expect_named(dt$components, c("component", "p_bar", "p_value",
+                                "p_adjusted", "permutations"))
+  expect_equal(dt$components$p_bar, unname(fit$p), tolerance = 1e-10)
+  # the statistic is the studentised difference of the two sets' own
+  # least-squares loadings on H (aligned: with planted data whose sets
+  # share the basis, the median ratio is near 1)
+  H <- fit$H
+  X <- fit$data
+  s1 <- fit$set == levels(fit$set)[1]
+  own <- function(cols) {
+    Hs <- H[, cols]
+    Xs <- as.matrix(X[, cols])
+    Gi <- solve(tcrossprod(Hs))
+    W <- Xs %*% t(Hs) %*% Gi
+    rss <- rowSums((Xs - W %*% Hs)^2)
+    list(W = W, v = outer(rss / (sum(cols) - 3), diag(Gi)))
+  }
+  a <- own(s1)
+  b <- own(!s1)
+  raw <- (a$W - b$W) / sqrt(a$v + b$v)
+  # with the alignment the statistic moves little from the raw one here
+  expect_gt(cor(as.vector(raw), tab$statistic), 0.95)
 })
 
-test_that("p-values lie in [0, 1] and BH is p.adjust and monotone in p", {
+test_that("p-values are Besag-Clifford sequential, BH is p.adjust", {
   d <- withr::with_seed(1, diff_joint_planted(effect = 2))
   fit <- withr::with_seed(1, nmf_joint(d$x1, d$x2, rank = 3, control = ctl1()))
   s <- withr::with_seed(1, diff_stratified_planted())
   sfit <- withr::with_seed(1, nmf_stratified(s$x, rank = 3,
                                              control = ctl1(update = "hals")))
-  for (dt in list(withr::with_seed(3, nmf_differential(fit, B = 29)),
+  for (dt in list(withr::with_seed(3, nmf_differential(fit, B = 99)),
                   withr::with_seed(3, nmf_differential(sfit, B = 29)))) {
     tab <- tidy(dt)
-    expect_true(all(tab$p_value >= 1 / 30 & tab$p_value <= 1))
-    # (1 + count) / (B + 1): whole counts
-    cnt <- tab$p_value * 30 - 1
-    expect_equal(cnt, round(cnt), tolerance = 1e-9)
+    B <- dt$B
+    expect_true(all(tab$permutations >= 1 & tab$permutations <= B))
+    expect_true(all(tab$p_value >= 1 / (B + 1) & tab$p_value <= 1))
+    # stopped early: 10 exceedances in L permutations, p = 10 / L
+    early <- tab$permutations < B
+    expect_equal(tab$p_value[early], 10 / tab$permutations[early])
+    # ran to B: (1 + count) / (B + 1), a whole count below 10 (or the
+    # 10th exceedance came at the last permutation: 10 / B)
+    p_all <- tab$p_value[!early]
+    cnt <- p_all * (B + 1) - 1
+    whole <- abs(cnt - round(cnt)) < 1e-9 & cnt < 9.5
+    expect_true(all(whole | abs(p_all - 10 / B) < 1e-12))
     expect_identical(tab$p_adjusted, stats::p.adjust(tab$p_value, "BH"))
-    o <- order(tab$p_value)
-    expect_false(is.unsorted(tab$p_adjusted[o]))
     expect_true(all(tab$p_adjusted >= tab$p_value))
   }
-  # a feature with zero weight in a component has statistic 0 and p = 1
-  tab <- tidy(withr::with_seed(3, nmf_differential(fit, B = 5)))
-  expect_true(any(tab$statistic == 0))
-  expect_true(all(tab$p_value[tab$statistic == 0] == 1))
+  # the default B lets 1 / (B + 1) pass Bonferroni at 5 %
+  dt <- withr::with_seed(3, nmf_differential(fit))
+  expect_identical(dt$B, as.integer(ceiling(20 * 180)))
+  expect_lt(1 / (dt$B + 1), 0.05 / 180)
   # an unseeded session keeps its RNG kind
   withr::with_preserve_seed({
     if (exists(".Random.seed", envir = globalenv(), inherits = FALSE)) {
       rm(".Random.seed", envir = globalenv())
     }
     kind <- RNGkind()[1]
-    nmf_differential(fit, B = 2)
+    nmf_differential(sfit, B = 2)
     expect_identical(RNGkind()[1], kind)
   })
+})
+
+test_that("features whose loadings do not differ are not flagged", {
+  # issue 36: set 2's basis differs in a tenth of one component's
+  # features; the component's other features and the other components
+  # must not be discoveries (the old component-level null flagged them all)
+  d <- withr::with_seed(21, diff_joint_features())
+  fit <- withr::with_seed(1, nmf_joint(d$x1, d$x2, rank = 3,
+                                       normalize = FALSE, control = ctl1()))
+  comp <- which.max(colSums(fit$W[d$block, ]))
+  dt <- withr::with_seed(5, nmf_differential(fit))
+  tab <- dt$table
+  ci <- as.integer(tab$component)
+  f <- match(tab$feature, rownames(d$x1))
+  planted <- ci == comp & f %in% d$planted
+  hit <- tab$p_adjusted < 0.05
+  expect_true(all(hit[planted]))
+  expect_true(all(tab$estimate[planted] < 0))   # heavier in set 2
+  expect_lte(sum(hit & !planted), 1)
+  # a difference of use alone is the components' finding, not the features'
+  u <- withr::with_seed(22, diff_joint_features(frac = 0, usage = 3))
+  ufit <- withr::with_seed(1, nmf_joint(u$x1, u$x2, rank = 3,
+                                        normalize = FALSE, control = ctl1()))
+  du <- withr::with_seed(6, nmf_differential(ufit))
+  ucomp <- which.max(colSums(ufit$W[u$block, ]))
+  expect_lt(du$components$p_adjusted[ucomp], 0.05)
+  expect_lt(du$components$p_bar[ucomp], 0)
+  expect_lte(sum(du$table$p_adjusted < 0.05), 1)
 })
 
 test_that("stratified statistics are centred shifts", {
@@ -59,12 +112,13 @@ test_that("stratified statistics are centred shifts", {
                                              control = ctl1(update = "hals")))
   dt <- withr::with_seed(1, nmf_differential(sfit, B = 9))
   tab <- dt$table
-  expect_named(tab, c("feature", "stratum", "statistic", "p_value",
-                      "p_adjusted"))
+  expect_named(tab, c("feature", "stratum", "estimate", "statistic",
+                      "p_value", "p_adjusted", "permutations"))
   expect_identical(tab$feature, rep(paste0("f", 1:60), 3))
   expect_identical(levels(tab$stratum), c("a", "b", "c"))
   V <- sfit$V
   expect_equal(tab$statistic, as.vector(V - rowMeans(V)), tolerance = 1e-14)
+  expect_identical(tab$estimate, tab$statistic)
   expect_equal(as.vector(tapply(tab$statistic, tab$feature, sum)),
                rep(0, 60), tolerance = 1e-12)
   # the matrix-and-factor form of the same data gives the same table
@@ -72,31 +126,6 @@ test_that("stratified statistics are centred shifts", {
   g <- rep(names(s$x), each = 30)
   dt2 <- withr::with_seed(1, nmf_differential(sfit, B = 9, x = xm))
   expect_identical(dt2$table, dt$table)
-})
-
-test_that("a planted set difference is found at its features", {
-  d <- withr::with_seed(11, diff_joint_planted(effect = 3))
-  # normalize = FALSE: normalised columns would make the other components
-  # relatively smaller in set 2, a real (compositional) difference
-  fit <- withr::with_seed(1, nmf_joint(d$x1, d$x2, rank = 3,
-                                       normalize = FALSE, control = ctl1()))
-  # the component carrying block 1
-  comp <- which.max(colSums(fit$W[d$planted, ]))
-  dt <- withr::with_seed(5, nmf_differential(fit, B = 199))
-  tab <- dt$table
-  ci <- as.integer(tab$component)
-  f <- match(tab$feature, rownames(d$x1))
-  planted <- ci == comp & f %in% d$planted
-  expect_true(all(tab$p_adjusted[planted] < 0.05))
-  expect_true(all(tab$statistic[planted] < 0))   # used more by set 2
-  # the components whose usage does not differ: no discoveries but by luck
-  other <- ci != comp
-  expect_lt(mean(tab$p_adjusted[other] < 0.05), 0.1)
-  # in the planted component, features outside the block are flagged when
-  # they carry some weight (the null of d is that of p-bar times the
-  # weight), but the statistic ranks all of them below the block
-  off <- ci == comp & !f %in% d$planted
-  expect_lt(max(abs(tab$statistic[off])), min(abs(tab$statistic[planted])))
 })
 
 test_that("a planted stratum shift is found at its features, not elsewhere", {
@@ -138,9 +167,7 @@ test_that("set.seed reproduces, and 1 or 2 threads give the same table", {
     }
   }
   expect_identical(j$table, j1$table)
-  expect_identical(j$null, j1$null)
   expect_identical(st$table, st1$table)
-  expect_identical(st$null, st1$null)
 })
 
 test_that("sequential and multisession plans give the same table", {
@@ -179,18 +206,12 @@ test_that("data come from the fit or from x", {
   b <- withr::with_seed(2, nmf_differential(lean, B = 5,
                                             x = list(d$x1, d$x2)))
   expect_identical(a$table, b$table)
-  # normalised fits: the raw sets are renormalised per permutation; unit
-  # columns far from the 5% threshold give the kept data's answer, up to
-  # rounding (which can move a refit's weight between 0 and 1e-8, so
-  # features with next to no weight are left out)
+  # normalised fits: the raw sets are normalised as the fit did
   nfit <- withr::with_seed(1, nmf_joint(d$x1, d$x2, rank = 3, control = ctl1()))
   a <- withr::with_seed(2, nmf_differential(nfit, B = 5))
   b <- withr::with_seed(2, nmf_differential(nfit, B = 5,
                                             x = list(d$x1, d$x2)))
-  expect_identical(a$table$statistic, b$table$statistic)
-  big <- abs(a$table$statistic) > 0.01 * max(abs(a$table$statistic))
-  expect_gt(sum(big), 60)
-  expect_identical(a$table$p_value[big], b$table$p_value[big])
+  expect_equal(a$table, b$table, tolerance = 1e-10)
   s <- withr::with_seed(1, diff_stratified_planted())
   slean <- withr::with_seed(1, nmf_stratified(s$x, rank = 3,
                                               control = ctl1(max_iter = 20),
@@ -205,7 +226,7 @@ test_that("methods print, summarise, tidy and plot", {
   sfit <- withr::with_seed(1, nmf_stratified(s$x, rank = 3,
                                              control = ctl1(update = "hals")))
   dt <- withr::with_seed(8, nmf_differential(sfit, B = 99))
-  expect_output(print(dt), "stratified NMF, 99 permutations")
+  expect_output(print(dt), "stratified NMF, up to 99 permutations")
   expect_output(print(dt, n = 2), "stratum")
   sm <- summary(dt, alpha = 0.2)
   expect_s3_class(sm, "summary.nmfkit_differential")
@@ -216,6 +237,21 @@ test_that("methods print, summarise, tidy and plot", {
   expect_s3_class(td, "data.frame")
   expect_false(inherits(td, "tbl_df"))
   expect_identical(nrow(td), 180L)
+  # glance() and augment() (issue 36)
+  g <- glance(dt)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$discoveries, sum(td$p_adjusted < 0.05))
+  expect_identical(g$tests, 180L)
+  a <- augment(dt, alpha = 0.2)
+  expect_identical(a$feature, paste0("f", 1:60))
+  padj <- matrix(td$p_adjusted, 60)
+  expect_identical(a$.discoveries, rowSums(padj < 0.2))
+  expect_identical(a$.p_adjusted, apply(padj, 1, min))
+  expect_identical(levels(a$.where), c("a", "b", "c"))
+  ann <- data.frame(gene = paste0("f", 1:60))
+  expect_identical(augment(dt, data = ann)$gene, ann$gene)
+  expect_error(augment(dt, data = ann[1:3, , drop = FALSE]),
+               class = "nmfkit_error_data")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_identical(plot(dt), dt)

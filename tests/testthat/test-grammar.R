@@ -186,3 +186,88 @@ test_that("keep_data = FALSE keeps no data, for every variant", {
   expect_error(plot(m, type = "graph"), class = "nmfkit_error_data")
   expect_identical(length(clusters(m)), 60L)
 })
+
+test_that("every fitter orders data, rank, its own arguments, init, control, nrun, keep_data", {
+  tail_args <- c("init", "control", "nrun", "keep_data")
+  for (fn in c("nmf", "nmf_joint", "nmf_stratified", "nmf_wasserstein",
+               "nmf_manifold", "nmf_shift")) {
+    args <- names(formals(get(fn, asNamespace("nmfkit"))))
+    present <- tail_args[tail_args %in% args]
+    pos <- match(present, args)
+    # in this order, together, with nothing but deprecated names, `assay`
+    # and `...` after them
+    expect_identical(pos, seq(pos[1], length.out = length(pos)), label = fn)
+    after <- args[-seq_len(max(pos))]
+    expect_true(all(after %in% c("assay", "...", "outer", "restarts")),
+                label = fn)
+    expect_identical(args[2 + (fn == "nmf_joint")], "rank", label = fn)
+  }
+})
+
+test_that("arguments given by their old positions work, with a warning", {
+  withr::local_options(rlib_warning_verbosity = "verbose")
+  x <- swimmer()[, 1:40]
+  ctl <- nmf_control(max_iter = 5)
+  ref <- withr::with_seed(1, nmf(x, 3, "hals", init = "random",
+                                 control = ctl, nrun = 2))
+  expect_warning(old <- withr::with_seed(1, nmf(x, 3, "hals", "random", ctl,
+                                                 2)),
+                 class = "nmfkit_warning_deprecated")
+  expect_identical(old$W, ref$W)
+  # positions that did not move give no warning
+  expect_no_warning(withr::with_seed(1, nmf(x, 3, "hals", control = ctl)))
+  ref <- withr::with_seed(1, nmf_joint(x[, 1:20], x[, 21:40], 3, "exact",
+                                       1000, TRUE, labels = c("a", "b"),
+                                       control = ctl))
+  expect_warning(old <- withr::with_seed(1, nmf_joint(
+    x[, 1:20], x[, 21:40], 3, "exact", 1000, TRUE, "nndsvda", ctl,
+    c("a", "b"))), class = "nmfkit_warning_deprecated")
+  expect_identical(old$p, ref$p)
+  expect_identical(levels(old$set), c("a", "b"))
+  hist <- random_histograms(12, 10)
+  wctl <- nmf_control(max_iter = 2, inner = 20)
+  ref <- withr::with_seed(2, suppressMessages(nmf_wasserstein(
+    hist, 2, NULL, c(3, 4), control = wctl)))
+  expect_warning(old <- withr::with_seed(2, suppressMessages(nmf_wasserstein(
+    hist, 2, NULL, c(3, 4), NULL, 0.025, c(weights = 0.05, dictionary = 0.05),
+    "auto", wctl))), class = "nmfkit_warning_deprecated")
+  expect_identical(old$W, ref$W)
+  d <- withr::with_seed(1, matrix(rpois(30 * 40, 5), 30))
+  fit <- withr::with_seed(1, nmf(d, 2, loss = "kl"))
+  ref <- withr::with_seed(3, nmf_bootstrap(fit, 3, type = "parametric"))
+  expect_warning(old <- withr::with_seed(3, nmf_bootstrap(fit, 3,
+                                                          "parametric")),
+                 class = "nmfkit_warning_deprecated")
+  expect_identical(old$W, ref$W)
+})
+
+test_that("the inference verbs say rank and variant one way", {
+  withr::local_options(rlib_warning_verbosity = "verbose")
+  x <- swimmer()[, 1:40]
+  ctl <- nmf_control(max_iter = 10)
+  ref <- withr::with_seed(1, nmf_rank(x, rank = 2:3, method = "consensus",
+                                      nrun = 2, control = ctl))
+  expect_identical(withr::with_seed(1, nmf_rank(
+    x, 2:3, method = "consensus", variant = "nmf", nrun = 2,
+    control = ctl))$results, ref$results)
+  expect_warning(old <- withr::with_seed(1, nmf_rank(
+    x, ranks = 2:3, method = "consensus", nrun = 2, control = ctl)),
+    class = "nmfkit_warning_deprecated")
+  expect_identical(old$results, ref$results)
+  expect_warning(old <- withr::with_seed(1, nmf_rank(
+    x, 2:3, method = "consensus", fit = nmf, nrun = 2, control = ctl)),
+    class = "nmfkit_warning_deprecated")
+  expect_identical(old$results, ref$results)
+  expect_error(nmf_rank(x, 2:3, variant = "nmff"), class = "nmfkit_error_choice")
+  expect_error(nmf_rank(x, 2:3, variant = 1), class = "nmfkit_error_variant")
+  # "rank is missing" is one error class everywhere
+  strata <- list(a = x[, 1:20], b = x[, 21:40])
+  for (f in list(function() nmf(x), function() nmf_rank(x),
+                 function() nmf_tune(x), function() nmf_consensus(x),
+                 function() nmf_stratified(strata),
+                 function() nmf_shift(x, image_dim = c(20, 11)),
+                 function() nmf_wasserstein(random_histograms(12, 10)),
+                 function() nmf_manifold(x))) {
+    expect_error(f(), class = "nmfkit_error_missing")
+  }
+})

@@ -203,7 +203,7 @@ test_that("predict() under KL solves the Poisson NNLS of new columns", {
 test_that("nmf_rank() under KL measures held-out divergence and finds the planted rank", {
   p <- planted_counts(m = 120, n = 100, k = 3, scale = 30)
   set.seed(14)
-  r <- nmf_rank(p$x, ranks = 1:5, nfolds = 3, fraction = 0.1, loss = "kl",
+  r <- nmf_rank(p$x, rank = 1:5, nfolds = 3, fraction = 0.1, loss = "kl",
                 control = nmf_control(max_iter = 500, tol = 1e-6))
   s <- nmfkit:::cv_summary(r$results)
   expect_identical(r$best[["min"]], 3L)

@@ -105,10 +105,10 @@ test_that("consensus runs stratified NMF; cv needs a fit that takes masks", {
   x <- withr::with_seed(9, matrix(runif(30 * 20), 30))
   s <- rep(c("a", "b"), each = 10)
   set.seed(9)
-  r <- nmf_rank(x, 2:3, method = "consensus", fit = nmf_stratified,
+  r <- nmf_rank(x, 2:3, method = "consensus", variant = "stratified",
                 strata = s, nrun = 2, control = nmf_control(max_iter = 10))
   expect_identical(r$results$rank, 2:3)
-  expect_error(nmf_rank(x, 2:3, fit = nmf_stratified, strata = s),
+  expect_error(nmf_rank(x, 2:3, variant = "stratified", strata = s),
                class = "nmfkit_error_fit")
 })
 
@@ -116,7 +116,7 @@ test_that("a wrapper taking ... chooses the fit's own method", {
   p <- planted_nmf(30, 25, 2, seed = 3)
   set.seed(1)
   r <- suppressWarnings(nmf_rank(p$x, 2:3, nfolds = 2, method = "cv",
-    fit = function(...) nmf(..., method = "hals"),
+    variant = function(...) nmf(..., method = "hals"),
     control = nmf_control(max_iter = 50)))
   expect_s3_class(r, "nmfkit_rank")
   expect_identical(sort(unique(r$results$rank)), 2:3)
@@ -241,11 +241,11 @@ test_that("a fit that returns no model or NaN factors is a classed error", {
   nan_fit <- function(x, rank, keep_data, ...) {
     list(W = matrix(NaN, nrow(x), rank), H = matrix(1, rank, ncol(x)))
   }
-  expect_error(nmf_rank(x, 1:2, nfolds = 2, fit = nan_fit),
+  expect_error(nmf_rank(x, 1:2, nfolds = 2, variant = nan_fit),
                class = "nmfkit_error_fit")
   expect_error(nmf_rank(x, 1:2, method = "consensus", nrun = 2,
-                        fit = nan_fit), class = "nmfkit_error_fit")
-  expect_error(nmf_rank(x, 1:2, fit = function(x, rank, mask, keep_data) 1),
+                        variant = nan_fit), class = "nmfkit_error_fit")
+  expect_error(nmf_rank(x, 1:2, variant = function(x, rank, mask, keep_data) 1),
                class = "nmfkit_error_fit")
   expect_error(nmf_rank(x, 1:2, fraction = 1e-10), class = "nmfkit_error_value")
   expect_error(nmf_rank(x, 1:2, mask = x > 0.5), class = "nmfkit_error_dots")
