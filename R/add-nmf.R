@@ -86,6 +86,7 @@ add_nmf.SingleCellExperiment <- function(x, rank, ..., name = "NMF",
                rlang::current_env())
   name <- check_name(name)
   fit <- if (is.null(model)) {
+    check_nmf_dots()
     m <- input_matrix(x, assay)
     fit <- nmf(m, rank, ..., keep_data = keep_data)
     fit$call <- call
@@ -115,6 +116,7 @@ add_nmf.Seurat <- function(x, rank, ..., name = "nmf", assay = "counts",
   here <- rlang::current_env()
   a <- seurat_assay_name(x, seurat_assay, "x", here)
   fit <- if (is.null(model)) {
+    check_nmf_dots()
     m <- seurat_layer(x, assay, a, arg = "x", call = here)
     fit <- nmf(m, rank, ..., keep_data = keep_data)
     fit$call <- call
@@ -151,6 +153,14 @@ add_nmf.default <- function(x, rank, ...) {
   abort_nmfkit(c("{.fn add_nmf} stores a fit in a {.cls SingleCellExperiment} or a {.cls Seurat} object.",
                  "x" = "{.arg x} is {.obj_type_friendly {x}}.", hint),
                "type", value = x)
+}
+
+# `...` of add_nmf() goes to nmf(): named arguments of nmf() other than
+# those add_nmf() sets itself, else a classed error naming the nearest.
+check_nmf_dots <- function(env = rlang::caller_env(),
+                           call = rlang::caller_env()) {
+  valid <- setdiff(names(formals(nmf)), c("x", "rank", "keep_data", "assay"))
+  check_dots_named(valid, "nmf", env = env, call = call)
 }
 
 # add_nmf(model = ) stores a fit: it takes no rank and no arguments of nmf().

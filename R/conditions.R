@@ -45,8 +45,9 @@ deprecate_nmfkit <- function(old, new, fn, call = rlang::caller_env()) {
   )
 }
 
-# `rank` without a default (it had 10 in nmf_joint() and nmf_distance()):
-# a missing rank keeps the old default for one release, with a warning.
+# `rank` without a default in nmf_joint() and nmf_distance(): a missing rank
+# is 10 for one release, with a warning, so that scripts written for the
+# default keep running while they are updated.
 deprecated_rank_default <- function(fn, call = rlang::caller_env()) {
   warn_nmfkit(
     c("{.arg rank} of {.fn {fn}} will be required: give it explicitly.",

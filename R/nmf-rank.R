@@ -93,6 +93,7 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
                      fraction = 0.05, nfolds = 3L, nrun = 10L, ...,
                      assay = "counts") {
   call <- match.call()
+  original <- x
   x <- input_matrix(x, assay)
   abort_streamed_holdout(x, "nmf_rank", call = call)
   x <- check_data(x, allow_na = TRUE)
@@ -100,7 +101,8 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
     abort_nmfkit("{.arg ranks} is missing: give the ranks to compare.",
                  "missing")
   }
-  ranks <- check_ranks(ranks, min(dim(x)))
+  ranks <- check_ranks(ranks, min(dim(x)),
+                       why = rank_bound(x, original, assay))
   method <- check_choice(method)
   if (!is.function(fit)) {
     abort_nmfkit(c("{.arg fit} must be an nmfkit fitting function.",
@@ -149,7 +151,7 @@ check_ranks <- function(ranks, max_rank, arg = "ranks", why = NULL,
   }
   if (any(ranks < 1 | ranks > max_rank)) {
     bad <- ranks[ranks < 1 | ranks > max_rank]
-    abort_nmfkit(c(if (is.null(why)) "{.arg {arg}} must be between 1 and {max_rank} (the smaller dimension of {.arg x})." else "{.arg {arg}} must be between 1 and {max_rank} ({why}).",
+    abort_nmfkit(c(paste0("{.arg {arg}} must be between 1 and {max_rank} (", why %||% "the smaller dimension of {.arg x}", ")."),
                    "x" = "{cli::qty(length(bad))}Rank{?s} {bad} {?is/are} out of range."),
                  "rank", call = call)
   }

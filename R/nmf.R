@@ -259,13 +259,14 @@ nmf <- function(x, rank,
                 mask = NULL, loss = "frobenius", penalty = NULL,
                 fixed = NULL, assay = "counts") {
   call <- match.call()
+  original <- x
   x <- input_matrix(x, assay)
   na <- check_choice(na)
   checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
   data <- x  # what the model keeps: a DelayedMatrix by reference
   x <- checked$x
   masked <- masked_setup(x, weights, mask)
-  rank <- check_rank(rank, min(dim(x)))
+  rank <- check_rank(rank, min(dim(x)), why = rank_bound(x, original, assay))
   method <- check_choice(method)
   loss <- check_loss(loss)
   control <- check_control(control, fn = "nmf")
@@ -342,7 +343,7 @@ nmf <- function(x, rank,
 # 0.04-0.49 s against ANLS's 0.45-0.86 s at densities 0.5-20 % (sparse
 # storage; 0.8-1.0 against 1.2-1.3 s dense), and ANLS needs fewer
 # iterations to a tolerance on dense data (bench/README.md: 9 against 16
-# on the 2000 x 1000 benchmark); at 50 % dense ANLS was already faster
+# on the 2000 x 1000 benchmark); at 50 % dense ANLS is faster
 # (1.4 against 2.0 s). Both benchmark problems (100 % and 0.5 %) keep their
 # solver.
 resolve_method <- function(method, x, sparse_below = 0.25) {

@@ -106,6 +106,10 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_choice"),
     list("example_counts", quote(example_counts(dir = tempfile())),
          "nmfkit_error_missing"),
+    list("example_counts", quote(example_counts(dir = NULL)),
+         "nmfkit_error_filepath"),
+    list("example_counts_available",
+         quote(example_counts_available(dir = NULL)), "nmfkit_error_filepath"),
     list("example_counts_available$name",
          quote(example_counts_available("iris", dir = tempdir())),
          "nmfkit_error_choice"),
@@ -759,7 +763,11 @@ test_that("the bad-input table gives classed errors", {
       list("add_nmf.SingleCellExperiment",
            quote(add_nmf(sce, 2, keep_data = NA)), "nmfkit_error_flag"),
       list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, model = 1)),
-           "nmfkit_error_model")
+           "nmfkit_error_model"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, 2, foo = 1)),
+           "nmfkit_error_dots"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, 2, 3)),
+           "nmfkit_error_dots")
     ))
   }
   if (have_seurat) {
@@ -781,7 +789,9 @@ test_that("the bad-input table gives classed errors", {
       list("add_nmf.Seurat", quote(add_nmf(so, 2, keep_data = NA)),
            "nmfkit_error_flag"),
       list("add_nmf.Seurat", quote(add_nmf(so, model = f$jfit)),
-           "nmfkit_error_dimension")
+           "nmfkit_error_dimension"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, contrl = list())),
+           "nmfkit_error_dots")
     ))
   }
   # write_tenx(), tenx_writer(), read_tenx(): without rhdf5 and HDF5Array
