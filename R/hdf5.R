@@ -116,6 +116,10 @@ write_tenx <- function(x, filepath, group = "matrix", type = NULL,
   if (missing(x)) {
     abort_nmfkit("{.arg x} is missing: give the matrix to write.", "missing")
   }
+  if (missing(filepath)) {
+    abort_nmfkit("{.arg filepath} is missing: give the HDF5 file to create.",
+                 "missing")
+  }
   call <- rlang::current_env()
   src <- tenx_source(x, call)
   type <- if (is.null(type)) src$type else

@@ -64,9 +64,13 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   if (missing(newdata) || is.null(newdata)) {
     return(if (type == "class") clusters(object) else object$H)
   }
+  # in text, a term a document lacks is a count of zero; elsewhere a missing
+  # feature is worth a warning
+  counts <- inherits(newdata, "dfm") || (is.data.frame(newdata) &&
+    all(c("document", "term", "n") %in% names(newdata)))
   newdata <- input_matrix(newdata, assay, arg = "newdata", call = call)
   newdata <- align_features(newdata, rownames(object$W), arg = "newdata",
-                            call = call)
+                            call = call, warn_absent = !counts)
   newdata <- if (is.null(read)) {
     check_newdata(newdata, nrow(object$W), arg = "newdata", call = call)
   } else {
@@ -90,11 +94,12 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
 # The rows of `x` in the order of the fit's `features`, matched by name
 # wherever both have names (a count table's terms come in the order of
 # their first appearance, a gene list in any order): a feature of the fit
-# that `x` lacks is a row of zeros (a term not counted), a row of `x` that
-# is no feature of the fit is dropped with a classed warning. Without names
+# that `x` lacks is a row of zeros (a term not counted; with `warn_absent`,
+# outside text, with a classed warning), a row of `x` that is no feature of
+# the fit is dropped with a classed warning. Without names
 # on either side the rows are matched by position (check_newdata() counts
 # them). A data frame's automatic row names ("1", "2", ...) are no names.
-align_features <- function(x, features, arg, call) {
+align_features <- function(x, features, arg, call, warn_absent = TRUE) {
   rn <- feature_names(x)
   if (is.null(features) || is.null(rn) || identical(rn, features)) return(x)
   if (methods::is(x, "sparseMatrix")) check_sparse_structure(x, arg, call)
@@ -119,6 +124,12 @@ align_features <- function(x, features, arg, call) {
   }
   if (is.data.frame(x)) x <- as_numeric_matrix(x, arg, call)
   if (!anyNA(pos)) return(x[pos, , drop = FALSE])
+  if (warn_absent) {
+    absent <- features[is.na(pos)]
+    warn_nmfkit(c("{length(absent)} of the fit's {length(features)} features {?is/are} not in {.arg {arg}} and {?is/are} taken as zero.",
+                  "i" = "For example {.val {utils::head(absent, 3)}}."),
+                "features", call = call, features = absent)
+  }
   # the fit's features that x lacks: rows of zeros, appended then placed
   zero <- if (is.matrix(x)) {
     matrix(0, 1L, ncol(x))

@@ -91,7 +91,11 @@ test_that("augment() adds clusters and coefficients to samples", {
   # bad input
   expect_error(augment(fit, data = meta[1:3, ]), class = "nmfkit_error_data")
   expect_error(augment(fit, data = 1:20), class = "nmfkit_error_data")
-  expect_error(augment(fit, newdata = x[1:3, ]), class = "nmfkit_error")
+  expect_error(augment(fit, newdata = unname(x[1:3, ])),
+               class = "nmfkit_error")
+  # rows named as features: the others are zero, with a warning
+  expect_warning(augment(fit, newdata = x[1:3, ]),
+                 class = "nmfkit_warning_features")
   expect_error(augment(fit, bogus = 1), class = "nmfkit_error_dots")
   expect_error(tidy(fit, matrix = "V"), class = "nmfkit_error_choice")
   expect_error(tidy(fit, bogus = 1), class = "nmfkit_error_dots")
