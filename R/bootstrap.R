@@ -87,6 +87,7 @@ nmf_bootstrap <- function(fit, B = 100L, type = c("columns", "parametric"),
                           level = 0.9, x = NULL, control = NULL,
                           min_cosine = 0.9) {
   call <- match.call()
+  check_required("fit")
   if (!inherits(fit, "nmfkit_nmf")) {
     abort_nmfkit(c("{.arg fit} must be a fit of {.fn nmf}.",
                    "x" = "It is {.obj_type_friendly {fit}}{if (inherits(fit, 'nmfkit')) paste0(' (', class(fit)[1], ')')}.",

@@ -307,6 +307,23 @@ check_nonnegative_values <- function(x, vals, arg, call,
                class, call = call, value = x)
 }
 
+# Required arguments ----------------------------------------------------------
+
+# The arguments `args` of the calling function, which have no default, are
+# given: else a classed error naming the first one left out (R's own
+# "argument is missing, with no default" is unclassed and comes wherever
+# the argument is first read).
+check_required <- function(args, env = rlang::caller_env(),
+                           call = rlang::caller_env()) {
+  for (a in args) {
+    if (eval(substitute(missing(v), list(v = as.name(a))), env)) {
+      abort_nmfkit("{.arg {a}} is missing, with no default.", "missing",
+                   call = call)
+    }
+  }
+  invisible(NULL)
+}
+
 # Scalars ---------------------------------------------------------------------
 
 is_number <- function(x) {

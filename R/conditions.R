@@ -15,6 +15,10 @@ abort_nmfkit <- function(message, what, ..., call = rlang::caller_env(),
 # `needs` what it takes.
 abort_not_fit <- function(object, fn, needs = "a fitted nmfkit model",
                           call = rlang::caller_env()) {
+  if (missing(object)) {
+    abort_nmfkit("{.arg object} is missing: {.fn {fn}} needs {needs}.",
+                 "missing", call = call)
+  }
   abort_nmfkit(c("{.fn {fn}} needs {needs}.",
                  "x" = "{.arg object} is {.obj_type_friendly {object}}."),
                "type", call = call, value = object)

@@ -44,6 +44,7 @@
 #' round(feature_score(matrix(c(1, 0, 1, 1), 2), "kim"), 3)
 #' @export
 feature_score <- function(object, method = c("kim", "specificity")) {
+  check_required("object")
   method <- check_choice(method)
   W <- as_basis(object)
   switch(method, kim = kim_score(W), specificity = specificity_score(W))

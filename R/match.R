@@ -33,6 +33,7 @@
 #' w2 <- basis(fit2)[, m$permutation]
 #' @export
 match_components <- function(fit1, fit2) {
+  check_required(c("fit1", "fit2"))
   W1 <- as_basis(fit1)
   W2 <- as_basis(fit2)
   if (nrow(W1) != nrow(W2)) {

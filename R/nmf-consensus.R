@@ -80,7 +80,7 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
                           neighbors = 0.3, keep_data = TRUE, ...,
                           assay = "counts") {
   call <- match.call()
-  original <- x
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
   x <- check_data(x)
   why <- rank_bound(x, original, assay)

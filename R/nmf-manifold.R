@@ -157,6 +157,7 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
                          control = nmf_control(max_iter = 1000), nrun = 1L,
                          keep_data = TRUE, ...) {
   call <- match.call()
+  check_required("x")
   method <- check_choice(method, c("rmnmf", "gnmf", "smrmf", "fsmrmf"))
   weight <- check_choice(weight, c("binary", "heat", "selftune"))
   # GNMF starts as Cai's code does: from NNDSVD one component dominates

@@ -93,7 +93,7 @@ nmf_rank <- function(x, ranks, method = c("cv", "consensus"), fit = nmf,
                      fraction = 0.05, nfolds = 3L, nrun = 10L, ...,
                      assay = "counts") {
   call <- match.call()
-  original <- x
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
   abort_streamed_holdout(x, "nmf_rank", call = call)
   x <- check_data(x, allow_na = TRUE)

@@ -129,7 +129,7 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
                      holdout = c("auto", "entries", "blocks"),
                      fraction = 0.05, nfolds = 3L, assay = "counts") {
   call <- match.call()
-  original <- x
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
   abort_streamed_holdout(x, "nmf_tune", call = call)
   x <- check_data(x, allow_na = TRUE)

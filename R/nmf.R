@@ -259,7 +259,7 @@ nmf <- function(x, rank,
                 mask = NULL, loss = "frobenius", penalty = NULL,
                 fixed = NULL, assay = "counts") {
   call <- match.call()
-  original <- x
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
   na <- check_choice(na)
   checked <- check_data(x, allow_na = na == "omit", with_scan = TRUE)
