@@ -345,3 +345,17 @@ test_that("predict() aligns SummarizedExperiment and DelayedMatrix rows", {
   expect_warning(h0 <- predict(fit, d0), class = "nmfkit_warning_features")
   expect_equal(h0, predict(fit, x0))
 })
+
+test_that("add_nmf() names a misspelt argument of nmf() and a model given as rank", {
+  skip_if_not_installed("SingleCellExperiment")
+  x <- small_data(m = 12, n = 10)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = x))
+  fit <- withr::with_seed(1, nmf(x, 2))
+  expect_error(add_nmf(sce, 2, contrl = nmf_control()),
+               class = "nmfkit_error_dots")
+  expect_error(add_nmf(sce, fit), class = "nmfkit_error_model")
+  expect_snapshot({
+    add_nmf(sce, 2, contrl = nmf_control())
+    add_nmf(sce, fit)
+  }, error = TRUE)
+})
