@@ -72,6 +72,7 @@
 #' }
 #' @export
 add_nmf <- function(x, rank, ...) {
+  check_required("x")
   UseMethod("add_nmf")
 }
 
@@ -86,6 +87,8 @@ add_nmf.SingleCellExperiment <- function(x, rank, ..., name = "NMF",
                rlang::current_env())
   name <- check_name(name)
   fit <- if (is.null(model)) {
+    check_rank_not_model(rank)
+    check_nmf_dots()
     m <- input_matrix(x, assay)
     fit <- nmf(m, rank, ..., keep_data = keep_data)
     fit$call <- call
@@ -115,6 +118,8 @@ add_nmf.Seurat <- function(x, rank, ..., name = "nmf", assay = "counts",
   here <- rlang::current_env()
   a <- seurat_assay_name(x, seurat_assay, "x", here)
   fit <- if (is.null(model)) {
+    check_rank_not_model(rank)
+    check_nmf_dots()
     m <- seurat_layer(x, assay, a, arg = "x", call = here)
     fit <- nmf(m, rank, ..., keep_data = keep_data)
     fit$call <- call
@@ -151,6 +156,22 @@ add_nmf.default <- function(x, rank, ...) {
   abort_nmfkit(c("{.fn add_nmf} stores a fit in a {.cls SingleCellExperiment} or a {.cls Seurat} object.",
                  "x" = "{.arg x} is {.obj_type_friendly {x}}.", hint),
                "type", value = x)
+}
+
+# A fit given in the place of `rank` (add_nmf(x, fit)) is meant as `model`.
+check_rank_not_model <- function(rank, call = rlang::caller_env()) {
+  if (missing(rank) || !inherits(rank, "nmfkit")) return(invisible())
+  abort_nmfkit(c("{.arg rank} must be the number of components; it is a fitted model.",
+                 "i" = "To store a fit, name it: {.code add_nmf(x, model = fit)}."),
+               "model", call = call)
+}
+
+# `...` of add_nmf() goes to nmf(): named arguments of nmf() other than
+# those add_nmf() sets itself, else a classed error naming the nearest.
+check_nmf_dots <- function(env = rlang::caller_env(),
+                           call = rlang::caller_env()) {
+  valid <- setdiff(names(formals(nmf)), c("x", "rank", "keep_data", "assay"))
+  check_dots_named(valid, "nmf", env = env, call = call)
 }
 
 # add_nmf(model = ) stores a fit: it takes no rank and no arguments of nmf().

@@ -43,13 +43,18 @@ autoplot.nmfkit <- function(object, type = c("basis", "coef", "loss"),
                             image_dim = object$image_dim, components = NULL,
                             ...) {
   check_dots_empty()
+  # every argument is checked here, whatever `type` reads: a ggplot is built
+  # only when printed, and an error raised inside print()'s S4 dispatch
+  # (Matrix makes print() an S4 generic) loses its class
   type <- check_choice(type)
   comp <- select_components(object, components)
+  if (!is.null(image_dim)) {
+    image_dim <- check_image_dim(image_dim, nrow(object$W))
+  }
   switch(type,
     basis = {
       W <- object$W[, comp, drop = FALSE]
       if (!is.null(image_dim)) {
-        image_dim <- check_image_dim(image_dim, nrow(W))
         gg_images(W, image_dim)
       } else {
         gg_heatmap(tidy_long(W, "feature", "component"), "feature",
@@ -153,6 +158,8 @@ autoplot.nmfkit_consensus <- function(object, type = c("selection", "density",
                                       rank = NULL, ...) {
   check_dots_empty()
   type <- check_choice(type)
+  # checked whatever `type` reads (see autoplot.nmfkit())
+  fits <- consensus_fits(object, rank, one = type == "basis")
   switch(type,
     selection = {
       r <- object$results
@@ -165,7 +172,6 @@ autoplot.nmfkit_consensus <- function(object, type = c("selection", "density",
         ggplot2::scale_x_continuous(breaks = r$rank)
     },
     density = {
-      fits <- consensus_fits(object, rank)
       d <- data.frame(
         rank = factor(rep(names(fits), vapply(fits, function(f)
           length(f$density), integer(1))), levels = names(fits)),
@@ -179,7 +185,7 @@ autoplot.nmfkit_consensus <- function(object, type = c("selection", "density",
         ggplot2::labs(x = "local density", y = "components",
                       title = "Local density of run components")
     },
-    basis = autoplot.nmfkit(consensus_fits(object, rank, one = TRUE)[[1]])
+    basis = autoplot.nmfkit(fits[[1]])
   )
 }
 

@@ -96,6 +96,7 @@ nmf_bootstrap <- function(fit, B = 100L, ...,
   if (!is.null(moved)) return(eval(moved, parent.frame()))
   check_dots_empty()
   call <- match.call()
+  check_required("fit")
   if (!inherits(fit, "nmfkit_nmf")) {
     abort_nmfkit(c("{.arg fit} must be a fit of {.fn nmf}.",
                    "x" = "It is {.obj_type_friendly {fit}}{if (inherits(fit, 'nmfkit')) paste0(' (', class(fit)[1], ')')}.",

@@ -301,6 +301,23 @@ check_nonnegative_values <- function(x, vals, arg, call,
                class, call = call, value = x)
 }
 
+# Required arguments ----------------------------------------------------------
+
+# The arguments `args` of the calling function, which have no default, are
+# given: else a classed error naming the first one left out (R's own
+# "argument is missing, with no default" is unclassed and comes wherever
+# the argument is first read).
+check_required <- function(args, env = rlang::caller_env(),
+                           call = rlang::caller_env()) {
+  for (a in args) {
+    if (eval(substitute(missing(v), list(v = as.name(a))), env)) {
+      abort_nmfkit("{.arg {a}} is missing, with no default.", "missing",
+                   call = call)
+    }
+  }
+  invisible(NULL)
+}
+
 # Scalars ---------------------------------------------------------------------
 
 is_number <- function(x) {
@@ -331,10 +348,34 @@ check_count <- function(x, min = 1, max = Inf, arg = rlang::caller_arg(x),
   as.integer(x)
 }
 
+# Where the largest rank comes from, as the `why` of check_rank() and
+# check_ranks(): the smaller dimension of the matrix fitted, naming where
+# that matrix is (`x` itself, or the assay or layer of the container
+# `original` that input_matrix() read), with its size.
+rank_bound <- function(x, original = x, assay = "counts", arg = "x") {
+  d <- dim(x)
+  where <- if (isS4(original) && methods::is(original, "SummarizedExperiment")) {
+    cli::format_inline("the assay {.val {assay}} of {.arg {arg}}")
+  } else if (inherits(original, "Seurat")) {
+    cli::format_inline("the layer {.val {assay}} of {.arg {arg}}")
+  } else if (inherits(original, "dfm")) {
+    cli::format_inline("{.arg {arg}} (a {.cls dfm}, read as terms x documents)")
+  } else if (is.data.frame(original) && all(c("document", "term", "n") %in%
+                                            names(original))) {
+    cli::format_inline("{.arg {arg}} (a count table, read as terms x documents)")
+  } else {
+    cli::format_inline("{.arg {arg}}")
+  }
+  text <- sprintf("the smaller dimension of %s, which is %d x %d", where,
+                  d[1], d[2])
+  # the text goes into a cli template: literal braces doubled
+  gsub("}", "}}", gsub("{", "{{", text, fixed = TRUE), fixed = TRUE)
+}
+
 # The factorisation rank: a whole number in [1, max_rank].
 check_rank <- function(rank, max_rank, arg = rlang::caller_arg(rank),
                        call = rlang::caller_env(),
-                       why = "{.code min(dim(x))}") {
+                       why = "the smaller dimension of the data") {
   if (missing(rank)) {
     abort_nmfkit(c(paste0("{.arg {arg}} is missing: give the number of components, from 1 to {max_rank} (", why, ")."),
                    "i" = "For example {.code rank = {min(2L, max_rank)}}."),

@@ -52,6 +52,7 @@ model_data <- function(object, x = NULL, arg = "x",
                        call = rlang::caller_env()) {
   if (!is.null(x)) {
     x <- model_input(object, x, arg = arg, call = call)
+    x <- same_features(x, rownames(object$W), arg, call)
     x <- check_newdata(x, nrow(object$W), arg = arg, call = call)
     if (ncol(x) != ncol(object$H)) {
       abort_nmfkit(c("{.arg {arg}} must be the data of the fit: {ncol(object$H)} sample{?s} (columns).",
@@ -67,6 +68,22 @@ model_data <- function(object, x = NULL, arg = "x",
                  "data", call = call)
   }
   object$data
+}
+
+# The fit's own data given again, its rows matched to the fit's features by
+# name where both have names (the same features in another order are put
+# in order; other names are an error: these are not the data of the fit).
+same_features <- function(x, features, arg, call) {
+  rn <- feature_names(x)
+  if (is.null(rn) || is.null(features) || identical(rn, features)) return(x)
+  if (anyDuplicated(rn) || !setequal(rn, features)) {
+    odd <- utils::head(c(setdiff(rn, features), setdiff(features, rn)), 3)
+    abort_nmfkit(c("The rows of {.arg {arg}} must be the features of the fit.",
+                   "x" = "Its row names are not the fit's features{if (anyDuplicated(rn)) ' (some repeat)'}{if (length(odd)) cli::format_inline(': {.val {odd}} differ')}.",
+                   "i" = "For new samples use {.fn predict}."),
+                 "dimnames", call = call)
+  }
+  x[match(features, rn), , drop = FALSE]
 }
 
 # The user's data as one matrix, for variants that take other input

@@ -15,6 +15,10 @@ abort_nmfkit <- function(message, what, ..., call = rlang::caller_env(),
 # `needs` what it takes.
 abort_not_fit <- function(object, fn, needs = "a fitted nmfkit model",
                           call = rlang::caller_env()) {
+  if (missing(object)) {
+    abort_nmfkit("{.arg object} is missing: {.fn {fn}} needs {needs}.",
+                 "missing", call = call)
+  }
   abort_nmfkit(c("{.fn {fn}} needs {needs}.",
                  "x" = "{.arg object} is {.obj_type_friendly {object}}."),
                "type", call = call, value = object)
@@ -78,8 +82,9 @@ old_positions <- function(old, fixed, fn, call = sys.call(-1L),
   then
 }
 
-# `rank` without a default (it had 10 in nmf_joint() and nmf_distance()):
-# a missing rank keeps the old default for one release, with a warning.
+# `rank` without a default in nmf_joint() and nmf_distance(): a missing rank
+# is 10 for one release, with a warning, so that scripts written for the
+# default keep running while they are updated.
 deprecated_rank_default <- function(fn, call = rlang::caller_env()) {
   warn_nmfkit(
     c("{.arg rank} of {.fn {fn}} will be required: give it explicitly.",

@@ -16,7 +16,7 @@
 #' | [nmf()], [nmf_joint()] | `W`, then `H` | violation <= `tol` x first | 200 |
 #' | [nmf_stratified()] | shifts, `H`, `W` | loss drop <= `tol` x loss | 100 |
 #' | [nmf_shift()] | shifts and `H`, then `W` | error change < `tol` | 30 |
-#' | [nmf_wasserstein()] | one L-BFGS step | max dual gradient <= `tol` | 250 |
+#' | [nmf_wasserstein()] | dictionary step, then weights step | each step: max dual gradient <= `tol` | 10 |
 #' | [ot_distance()] | one Sinkhorn or L-BFGS step | marginal error <= `tol` | 10000 |
 #' | [nmf_manifold()] | one MU (GNMF) or ALM sweep | see below | 1000 |
 #'
@@ -38,10 +38,11 @@
 #'   step. The fit stops when the relative error changes by less than `tol`
 #'   (an absolute change) between iterations, or when the shifts cycle
 #'   without progress.
-#' * [nmf_wasserstein()]: `max_iter` and `tol` apply to each dictionary and
-#'   weights subproblem: at most `max_iter` L-BFGS iterations, stopping when
-#'   the largest absolute entry of the dual gradient is at most `tol`. The
-#'   number of outer iterations is the argument `outer`.
+#' * [nmf_wasserstein()]: an iteration solves the dictionary subproblem,
+#'   then the weights subproblem; `max_iter` (default 10) counts these
+#'   iterations. Each subproblem runs at most `inner` (default 250) L-BFGS
+#'   iterations and stops when the largest absolute entry of its dual
+#'   gradient is at most `tol`.
 #' * [ot_distance()] and [nmf_distance()] on a Wasserstein fit: an
 #'   iteration is one Sinkhorn update of both potentials, or one L-BFGS
 #'   iteration; they stop when the L1 error of the row sums (Sinkhorn) or
@@ -95,7 +96,8 @@
 #'   least 0 (default 0.5).
 #'
 #' `inner` is read by [nmf()], [nmf_joint()], [nmf_distance()] on a list,
-#' [nmf_shift()] and [nmf_stratified()] with `update = "hals"`.
+#' [nmf_shift()], [nmf_stratified()] with `update = "hals"` and
+#' [nmf_wasserstein()].
 #'
 #' @param tol Stopping tolerance, at least 0; see the table for what it
 #'   measures in each function. `0` runs `max_iter` iterations.
@@ -119,7 +121,8 @@
 #'   data chooses the passes over each factor by Gillis and Glineur's cost
 #'   rule when `inner` is `NULL`. For [nmf_shift()] it is the default of
 #'   its argument `inner`; for [nmf_stratified()] with `update = "hals"` the
-#'   default is 1 (plain HALS).
+#'   default is 1 (plain HALS). For [nmf_wasserstein()], the L-BFGS
+#'   iterations per subproblem (default 250).
 #' @param ... Named settings that particular functions read (see above).
 #' @return A list of class `nmfkit_control`.
 #' @examples

@@ -41,6 +41,7 @@
 example_counts <- function(name = c("pbmc", "newsgroups", "mutations"),
                            dir = example_counts_dir()) {
   name <- check_choice(name)
+  dir <- check_data_dir(dir)
   files <- example_counts_files(name)
   if (!example_counts_available(name, dir)) {
     abort_nmfkit(c("The {name} data are not installed in {.path {dir}}.",
@@ -53,8 +54,7 @@ example_counts <- function(name = c("pbmc", "newsgroups", "mutations"),
     return(list(counts = counts,
                 labels = factor(tissue, levels = unique(tissue))))
   }
-  e <- new.env(parent = emptyenv())
-  for (f in files) load(file.path(dir, f), envir = e)
+  e <- load_counts_files(dir, files, example_counts_objects(name))
   if (name == "pbmc") {
     p <- e$pbmc_facs
     counts <- Matrix::t(p$counts)
@@ -91,7 +91,57 @@ example_counts <- function(name = c("pbmc", "newsgroups", "mutations"),
 example_counts_available <- function(name = c("pbmc", "newsgroups", "mutations"),
                                      dir = example_counts_dir()) {
   name <- check_choice(name)
+  dir <- check_data_dir(dir)
   all(file.exists(file.path(dir, example_counts_files(name))))
+}
+
+# `dir`: one directory path (a NULL or empty one would make every file
+# "available", as all() of no files is TRUE).
+check_data_dir <- function(dir, arg = rlang::caller_arg(dir),
+                           call = rlang::caller_env()) {
+  if (!is.character(dir) || length(dir) != 1L || is.na(dir) ||
+      !nzchar(dir)) {
+    abort_nmfkit(c("{.arg {arg}} must be the path of a directory (one string).",
+                   "x" = "It is {describe_value(dir)}."),
+                 "filepath", call = call, value = dir)
+  }
+  dir
+}
+
+# The objects `objects` loaded from `files` in `dir`; a file that does not
+# load, or lacks one of them, is a classed error naming it.
+load_counts_files <- function(dir, files, objects,
+                              call = rlang::caller_env()) {
+  e <- new.env(parent = emptyenv())
+  for (f in files) {
+    path <- file.path(dir, f)
+    ok <- tryCatch({
+      load(path, envir = e)
+      TRUE
+    }, error = function(err) conditionMessage(err),
+    warning = function(w) conditionMessage(w))
+    if (!isTRUE(ok)) {
+      abort_nmfkit(c("The data file {.file {path}} cannot be read.",
+                     "x" = "{ok}",
+                     "i" = "It is corrupt or incomplete: delete it and run {.code Rscript tools/install-data.R} again."),
+                   "filepath", call = call, value = path)
+    }
+  }
+  lacking <- objects[!vapply(objects, exists, logical(1), envir = e,
+                             inherits = FALSE)]
+  if (length(lacking)) {
+    abort_nmfkit(c("The data files in {.file {dir}} do not hold the expected objects.",
+                   "x" = "{.val {lacking}} {?is/are} missing.",
+                   "i" = "Delete them and run {.code Rscript tools/install-data.R} again."),
+                 "filepath", call = call, value = dir)
+  }
+  e
+}
+
+example_counts_objects <- function(name) {
+  if (name == "pbmc") return("pbmc_facs")
+  paste0("newsgroup.", c("train.documents", "train.labels", "vocab",
+                         "label.map"))
 }
 
 example_counts_dir <- function() {

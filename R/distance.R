@@ -21,7 +21,10 @@
 #' d <- nmf_distance(fit)
 #' hc <- hclust(d)
 #' @export
-nmf_distance <- function(x, ...) UseMethod("nmf_distance")
+nmf_distance <- function(x, ...) {
+  check_required("x")
+  UseMethod("nmf_distance")
+}
 
 #' @rdname nmf_distance
 #' @export

@@ -44,6 +44,7 @@
 #' round(feature_score(matrix(c(1, 0, 1, 1), 2), "kim"), 3)
 #' @export
 feature_score <- function(object, method = c("kim", "specificity")) {
+  check_required("object")
   method <- check_choice(method)
   W <- as_basis(object)
   switch(method, kim = kim_score(W), specificity = specificity_score(W))
@@ -51,6 +52,7 @@ feature_score <- function(object, method = c("kim", "specificity")) {
 
 # 1 + sum_q p log2 p / log2 k per row of W (NA for a zero row, 1 at k = 1).
 kim_score <- function(W) {
+  W <- scale_rows_by_max(W)
   total <- rowSums(W)
   p <- W / total
   plogp <- ifelse(p > 0, p * log2(p), 0)
@@ -63,10 +65,19 @@ kim_score <- function(W) {
 
 # w(i, q) p(i, q) with the columns of W scaled to unit sum.
 specificity_score <- function(W) {
+  W <- t(scale_rows_by_max(t(W)))
   cs <- colSums(W)
   wn <- sweep(W, 2, ifelse(cs > 0, cs, 1), "/")
   total <- rowSums(wn)
   wn * (wn / ifelse(total > 0, total, 1))
+}
+
+# W with each row divided by its largest entry (zero rows stay zero): the
+# scores are ratios within a row (a column), and sums of entries near
+# .Machine$double.xmax overflow.
+scale_rows_by_max <- function(W) {
+  big <- if (ncol(W)) apply(W, 1, max) else numeric(nrow(W))
+  W / ifelse(big > 0, big, 1)
 }
 
 # Kim and Park's selection: the features scoring above median + 3 mad, each

@@ -1,6 +1,7 @@
-# The input side of write_tenx() and tenx_writer(): their argument checks,
-# and the matrices they accept, cut into column blocks and validated as
-# dgCMatrix blocks before anything is written.
+# The input side of write_tenx(), tenx_writer() and read_tenx(): their
+# argument checks, the matrices they accept, cut into column blocks and
+# validated as dgCMatrix blocks before anything is written, and the check of
+# a 10x file's layout when it is read.
 
 # Suggested packages ----------------------------------------------------------
 
@@ -18,8 +19,10 @@ need_packages <- function(pkgs, fn, call = rlang::caller_env()) {
 # Argument checks -------------------------------------------------------------
 
 # A path for a new file: one string in an existing directory; an existing
-# file is an error unless `overwrite`. Returns the absolute path.
-check_new_file <- function(filepath, overwrite,
+# file is an error unless `overwrite`, and is removed (with `remove`; a
+# caller that writes elsewhere and renames keeps it). Returns the absolute
+# path.
+check_new_file <- function(filepath, overwrite, remove = TRUE,
                            arg = rlang::caller_arg(filepath),
                            call = rlang::caller_env()) {
   if (!is.character(filepath) || length(filepath) != 1L || is.na(filepath) ||
@@ -46,7 +49,7 @@ check_new_file <- function(filepath, overwrite,
                      "i" = "Give {.code overwrite = TRUE} to replace it."),
                    "exists", call = call, value = filepath)
     }
-    if (!file.remove(filepath)) {
+    if (remove && !file.remove(filepath)) {
       abort_nmfkit("{.arg {arg}} exists and could not be removed: {.file {filepath}}.",
                    "filepath", call = call, value = filepath)
     }
@@ -111,7 +114,7 @@ check_names <- function(x, n, arg, call = rlang::caller_env()) {
 tenx_source <- function(x, call) {
   budget <- DelayedArray::getAutoBlockSize()
   if (methods::is(x, "DelayedArray")) {
-    check_delayed(x, "x", call)
+    check_writable_delayed(x, "x", call)
     type <- DelayedArray::type(x)
     block <- function(cols) x[, cols, drop = FALSE]
   } else {
@@ -163,7 +166,11 @@ int_storable <- function(v) {
     all(abs(v) <= .Machine$integer.max)
 }
 
-check_delayed <- function(x, arg, call) {
+# A DelayedMatrix to write: two dimensions, numeric type, and its in-memory
+# sparse seeds sound (check_delayed_seeds()). Its values are written as they
+# are (negative or zero ones too), so it is not scanned as data to fit are.
+check_writable_delayed <- function(x, arg, call) {
+  check_delayed_seeds(x, arg, call)
   if (length(dim(x)) != 2L) {
     abort_nmfkit(c("{.arg {arg}} must be a matrix (2 dimensions).",
                    "x" = "It is a {.cls {class(x)[1]}} of {length(dim(x))} dimension{?s}."),
@@ -182,7 +189,7 @@ check_delayed <- function(x, arg, call) {
 # values the writer's type can store.
 tenx_block <- function(block, st, arg, call) {
   if (methods::is(block, "DelayedArray")) {
-    check_delayed(block, arg, call)
+    check_writable_delayed(block, arg, call)
     block <- methods::as(block, "dgCMatrix")
   }
   b <- as_numeric_matrix(block, arg, call)
@@ -210,7 +217,9 @@ tenx_block <- function(block, st, arg, call) {
 # before anything is written or decided, so a rejected block changes nothing.
 tenx_block_names <- function(st, b, arg, call) {
   cn <- colnames(b)
-  if (!is.na(st$barcodes) && st$barcodes != !is.null(cn)) {
+  # a block without columns says nothing about column names
+  if (ncol(b) == 0L) cn <- NULL
+  if (ncol(b) > 0L && !is.na(st$barcodes) && st$barcodes != !is.null(cn)) {
     has <- if (st$barcodes) "named columns" else "no column names"
     abort_nmfkit(c("{.arg {arg}} must {if (st$barcodes) 'have' else 'not have'} column names, as the blocks before it.",
                    "x" = "The matrix being written has {has}; {.arg {arg}} {if (is.null(cn)) 'has none' else 'has some'}."),
@@ -227,7 +236,7 @@ tenx_block_names <- function(st, b, arg, call) {
                    "dimnames", call = call)
     }
   }
-  if (is.na(st$barcodes)) {
+  if (is.na(st$barcodes) && ncol(b) > 0L) {
     if (!is.null(cn)) tenx_barcodes(st)
     st$barcodes <- !is.null(cn)
   }
@@ -236,4 +245,73 @@ tenx_block_names <- function(st, b, arg, call) {
     st$rownames <- rn
   }
   invisible(st)
+}
+
+# Reading --------------------------------------------------------------------
+
+# The compressed columns of a TENxMatrix's file describe a matrix, as every
+# sparse input must (check_sparse_structure()): column pointers from 0,
+# never decreasing, ending at the length of `indices` and of `data`; row
+# indices within 0..nrow - 1 and strictly increasing in each column. The
+# indices are read in column blocks of about 10^7 entries (40 MB).
+check_tenx_layout <- function(m, filepath, group, call) {
+  seed <- DelayedArray::seed(m)
+  ranges <- seed@indptr_ranges
+  nrow <- as.integer(seed@dim[1])
+  width <- as.double(ranges$width)
+  p <- c(0, cumsum(width))
+  fail <- function(problem) {
+    abort_nmfkit(c("{.arg filepath} must hold a valid sparse matrix in the 10x layout.",
+                   "x" = "{.file {filepath}}, group {.val {group}}: {problem}",
+                   "i" = "The file is corrupt; write it again (for example with {.fn write_tenx})."),
+                 "sparse", value = filepath, call = call)
+  }
+  if (length(width) && (any(width < 0) ||
+                        any(as.double(ranges$start) != p[-length(p)] + 1))) {
+    fail("{.field indptr} does not start at 0 or decreases.")
+  }
+  sizes <- tenx_dataset_lengths(filepath, group)
+  total <- p[length(p)]
+  if (!identical(sizes[["indices"]], total) ||
+      !identical(sizes[["data"]], total)) {
+    fail(sprintf("indptr ends at %.0f, but indices has %.0f entries and data %.0f.",
+                 total, sizes[["indices"]], sizes[["data"]]))
+  }
+  for (cols in nnz_blocks(p, 1e7)) {
+    lo <- cols[1]
+    first <- p[lo]
+    count <- p[cols[length(cols)] + 1L] - first
+    if (count == 0) next
+    idx <- as.vector(rhdf5::h5read(filepath, paste0(group, "/indices"),
+                                   start = first + 1, count = count))
+    local <- p[c(cols, cols[length(cols)] + 1L)] - first
+    column <- function(k) lo - 1L + findInterval(k - 1, local)
+    bad <- is.na(idx) | idx < 0 | idx >= nrow
+    if (any(bad)) {
+      k <- which(bad)[1]
+      fail(sprintf("row index %s (0-based) in column %d is outside 0..%d.",
+                   format(idx[k]), column(k), nrow - 1L))
+    }
+    down <- diff(idx) <= 0
+    starts <- local[-c(1L, length(local))]
+    down[starts[starts > 0 & starts < count]] <- FALSE
+    if (any(down)) {
+      fail(sprintf("row indices in column %d are not strictly increasing (unsorted or repeated).",
+                   column(which(down)[1] + 1L)))
+    }
+  }
+  invisible(m)
+}
+
+# Lengths of the `data` and `indices` datasets of a 10x group.
+tenx_dataset_lengths <- function(filepath, group) {
+  fid <- rhdf5::H5Fopen(filepath, flags = "H5F_ACC_RDONLY")
+  on.exit(rhdf5::H5Fclose(fid), add = TRUE)
+  vapply(c(data = "data", indices = "indices"), function(name) {
+    did <- rhdf5::H5Dopen(fid, paste0(group, "/", name))
+    on.exit(rhdf5::H5Dclose(did), add = TRUE)
+    sid <- rhdf5::H5Dget_space(did)
+    on.exit(rhdf5::H5Sclose(sid), add = TRUE)
+    as.double(prod(rhdf5::H5Sget_simple_extent_dims(sid)$size))
+  }, numeric(1))
 }

@@ -116,22 +116,35 @@ write_tenx <- function(x, filepath, group = "matrix", type = NULL,
   if (missing(x)) {
     abort_nmfkit("{.arg x} is missing: give the matrix to write.", "missing")
   }
+  if (missing(filepath)) {
+    abort_nmfkit("{.arg filepath} is missing: give the HDF5 file to create.",
+                 "missing")
+  }
   call <- rlang::current_env()
   src <- tenx_source(x, call)
   type <- if (is.null(type)) src$type else
     check_choice(type, c("double", "integer"))
   check_not_source(x, filepath, call)
-  st <- tenx_open(filepath, src$dim[1], src$dimnames[[1]], group, type,
-                  chunk, level, overwrite, call, rownames_arg = "rownames(x)")
-  # a write that fails or is interrupted leaves no partial file behind
-  done <- FALSE
-  on.exit(if (!done) unlink(st$filepath), add = TRUE)
+  # the matrix is written to a new file beside `filepath` and renamed over
+  # it when complete: a write that fails or is interrupted leaves no partial
+  # file behind, and an existing file (overwrite = TRUE) intact
+  overwrite <- check_flag(overwrite)
+  target <- check_new_file(filepath, overwrite, remove = FALSE, call = call)
+  temp <- tempfile(".write_tenx-", tmpdir = dirname(target), fileext = ".h5")
+  st <- tenx_open(temp, src$dim[1], src$dimnames[[1]], group, type,
+                  chunk, level, overwrite = FALSE, call,
+                  rownames_arg = "rownames(x)")
+  on.exit(unlink(temp), add = TRUE)
   for (cols in src$blocks) {
     tenx_append(st, src$block(cols), arg = "x", call = call)
   }
-  m <- tenx_close(st)
-  done <- TRUE
-  m
+  if (!file.rename(temp, target)) {
+    abort_nmfkit(c("Cannot write {.file {target}}.",
+                   "x" = "Renaming the written file {.file {temp}} to it failed; {if (file.exists(target)) 'the file there is unchanged' else 'nothing is there'}."),
+                 "filepath", call = call, value = target)
+  }
+  st$filepath <- target
+  tenx_close(st)
 }
 
 #' @rdname write_tenx
@@ -181,7 +194,7 @@ read_tenx <- function(filepath, group = "matrix") {
   }
   group <- check_group(group)
   hdf5_errors_on()
-  tryCatch(
+  m <- tryCatch(
     HDF5Array::TENxMatrix(filepath, group),
     error = function(e) {
       abort_nmfkit(c("{.arg filepath} must hold a sparse matrix in the 10x layout in group {.val {group}}.",
@@ -189,6 +202,8 @@ read_tenx <- function(filepath, group = "matrix") {
                    "filepath", value = filepath, call = call)
     }
   )
+  check_tenx_layout(m, filepath, group, call)
+  m
 }
 
 #' @export
@@ -317,14 +332,16 @@ tenx_append <- function(st, block, arg, call) {
   }
   b <- tenx_block(block, st, arg, call)
   nc <- ncol(b)
-  if (nc == 0L) return(invisible(st))
   if (st$ncol + nc > .Machine$integer.max) {
     abort_nmfkit(c("The matrix would have more than {(.Machine$integer.max)} columns, R's limit.",
                    "x" = "It has {st$ncol}; {.arg {arg}} adds {nc}."),
                  "dimension", call = call)
   }
   hdf5_errors_on()
+  check_tenx_target(st, call)
+  # a block without columns still brings its row names
   tenx_block_names(st, b, arg, call)
+  if (nc == 0L) return(invisible(st))
 
   fid <- rhdf5::H5Fopen(st$filepath, flags = "H5F_ACC_RDWR")
   on.exit(rhdf5::H5Fclose(fid), add = TRUE)
@@ -349,6 +366,24 @@ tenx_append <- function(st, block, arg, call) {
   st$nnz <- old_nnz + nz
   done <- TRUE
   invisible(st)
+}
+
+# The writer's file still holds its group (another program may have
+# replaced or truncated the file since the writer made it).
+check_tenx_target <- function(st, call) {
+  listed <- if (file.exists(st$filepath)) {
+    tryCatch(rhdf5::h5ls(st$filepath, recursive = TRUE),
+             error = function(e) NULL)
+  }
+  names <- if (!is.null(listed)) {
+    sub("^/+", "", paste0(listed$group, "/", listed$name))
+  }
+  need <- tenx_name(st, c("data", "indices", "indptr", "shape"))
+  if (!is.null(listed) && all(need %in% names)) return(invisible(st))
+  abort_nmfkit(c("This writer cannot append: its file no longer holds the matrix it writes.",
+                 "x" = "{if (is.null(listed)) 'There is no readable HDF5 file' else 'There is no 10x group {.val {st$group}}'} at {.file {st$filepath}}.",
+                 "i" = "The file was removed or replaced after {.fn tenx_writer} made it; start a new writer."),
+               "filepath", call = call, value = st$filepath)
 }
 
 tenx_extend <- function(st, fid, name, values, offset) {

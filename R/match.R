@@ -33,6 +33,7 @@
 #' w2 <- basis(fit2)[, m$permutation]
 #' @export
 match_components <- function(fit1, fit2) {
+  check_required(c("fit1", "fit2"))
   W1 <- as_basis(fit1)
   W2 <- as_basis(fit2)
   if (nrow(W1) != nrow(W2)) {
@@ -81,12 +82,20 @@ print.nmfkit_match <- function(x, digits = 3L, ...) {
 # Cosine similarities of the columns of a (k1) and b (k2); a zero column is
 # similar to nothing (0).
 cosine_similarity <- function(a, b) {
-  na <- sqrt(colSums(a^2))
-  nb <- sqrt(colSums(b^2))
-  out <- crossprod(sweep(a, 2, ifelse(na > 0, na, 1), "/"),
-                   sweep(b, 2, ifelse(nb > 0, nb, 1), "/"))
+  out <- crossprod(unit_columns(a), unit_columns(b))
   dimnames(out) <- list(colnames(a), colnames(b))
   out
+}
+
+# The columns of `a` scaled to unit Euclidean norm (a zero column stays
+# zero). Each is divided by its largest entry first: squares of entries near
+# 1e300 overflow and those near 1e-160 underflow, which would make a
+# column's norm Inf or 0 and its cosines 0 at any scale but the middle.
+unit_columns <- function(a) {
+  big <- if (nrow(a)) apply(abs(a), 2, max) else numeric(ncol(a))
+  a <- sweep(a, 2, ifelse(big > 0, big, 1), "/")
+  norms <- sqrt(colSums(a^2))
+  sweep(a, 2, ifelse(norms > 0, norms, 1), "/")
 }
 
 # The assignment of rows to distinct columns (or, with more rows than

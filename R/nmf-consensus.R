@@ -85,16 +85,18 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
                           neighbors = 0.3, keep_data = TRUE, ...,
                           assay = "counts") {
   call <- match.call()
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
   x <- check_data(x)
-  if (missing(rank)) check_rank(rank, min(dim(x)))
+  why <- rank_bound(x, original, assay)
+  if (missing(rank)) check_rank(rank, min(dim(x)), why = why)
   search <- as_auto_rank(rank, pair = FALSE)
   if (!is.null(search)) {
     check_dots_named(c("method", "control"), "nmf_consensus")
     path <- rank_search(x, search, nmf, list(...))
     rank <- path$rank
   }
-  ranks <- check_ranks(rank, min(dim(x)), arg = "rank")
+  ranks <- check_ranks(rank, min(dim(x)), arg = "rank", why = why)
   nrun <- check_count(nrun, min = 2)
   density_threshold <- check_number(density_threshold, min = 0,
                                     strict = TRUE)
@@ -161,9 +163,7 @@ consensus_runs <- function(x, ranks, nrun, args, call = rlang::caller_env(),
 consensus_programs <- function(x, k, runs, density_threshold, n_neighbors,
                                control, call, data) {
   nrun <- length(runs)
-  U <- do.call(cbind, lapply(runs, `[[`, "W"))
-  norms <- sqrt(colSums(U^2))
-  U <- sweep(U, 2, ifelse(norms > 0, norms, 1), "/")
+  U <- unit_columns(do.call(cbind, lapply(runs, `[[`, "W")))
   colnames(U) <- paste0("run", rep(seq_len(nrun), each = k), ".",
                         colnames(U))
   D <- unit_distances(U)
@@ -191,6 +191,7 @@ consensus_programs <- function(x, k, runs, density_threshold, n_neighbors,
     apply(Uk[, km$cluster == j, drop = FALSE], 1, stats::median)
   }, numeric(nrow(U)))
   med <- matrix(med, nrow(U), k)
+  # unit columns are at most 1: their sums are finite at any data scale
   sums <- colSums(med)
   W <- sweep(med, 2, ifelse(sums > 0, sums, 1), "/")
   H <- solve_columns(x, function(b) {
@@ -213,7 +214,7 @@ consensus_programs <- function(x, k, runs, density_threshold, n_neighbors,
   }, numeric(1))
   new_nmfkit(
     W = W, H = H, loss = frobenius_rel_error(x, W, H), iterations = 1L,
-    status = "converged", call = call, control = control,
+    status = fit_status(W, H, "converged"), call = call, control = control,
     variant = "programs", x = data, dimnames = dimnames(x),
     image_dim = attr(x, "image_dim"), label = "Consensus NMF programs",
     components = U, run = rep(seq_len(nrun), each = k), cluster = cluster,

@@ -139,8 +139,8 @@ nmf_distance.list <- function(x, rank, method = c("jnmf", "chamfer"),
                             variant, normalize, init, control)
   prog <- progressr::progressor(steps = nrow(idx))
   # one chunk of pairs per worker, the sets travelling once with each chunk:
-  # a future per pair cost more than its fit on 20 Newsgroups (190 pairs of
-  # 0.1 s fits), and the pairs' copies of the sets were 19 times the data.
+  # a future per pair costs more than its fit on 20 Newsgroups (190 pairs of
+  # 0.1 s fits), and a copy of the sets per pair is 19 times the data.
   # future.seed gives every pair its own stream, whatever the chunking.
   seed_session()
   res <- future.apply::future_lapply(seq_len(nrow(idx)), indexed_pair_distance,

@@ -22,6 +22,7 @@
 #' cluster_nmi(y, yhat)
 #' @export
 cluster_acc <- function(y, yhat) {
+  check_required(c("y", "yhat"))
   tab <- label_table(y, yhat)
   size <- max(dim(tab))
   square <- matrix(0, size, size)
@@ -33,6 +34,7 @@ cluster_acc <- function(y, yhat) {
 #' @rdname cluster_acc
 #' @export
 cluster_nmi <- function(y, yhat, normalize = c("max", "sqrt", "mean")) {
+  check_required(c("y", "yhat"))
   normalize <- check_choice(normalize, c("max", "sqrt", "mean"))
   tab <- label_table(y, yhat)
   p <- tab / sum(tab)

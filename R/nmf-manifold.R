@@ -162,6 +162,7 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
                          "nmf_manifold")
   if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
+  check_required("x")
   method <- check_choice(method, c("rmnmf", "gnmf", "smrmf", "fsmrmf"))
   weight <- check_choice(weight, c("binary", "heat", "selftune"))
   # GNMF starts as Cai's code does: from NNDSVD one component dominates

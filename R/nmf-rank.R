@@ -96,6 +96,7 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
                      variant = "nmf", fraction = 0.05, nfolds = 3L,
                      nrun = 10L, ..., assay = "counts", ranks, fit) {
   call <- match.call()
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   if (!missing(ranks)) {
     deprecate_nmfkit("{.arg ranks}", "{.arg rank}", "nmf_rank")
     if (missing(rank)) rank <- ranks
@@ -111,7 +112,8 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
     abort_nmfkit("{.arg rank} is missing: give the ranks to compare.",
                  "missing")
   }
-  ranks <- check_ranks(rank, min(dim(x)), arg = "rank")
+  ranks <- check_ranks(rank, min(dim(x)), arg = "rank",
+                       why = rank_bound(x, original, assay))
   method <- check_choice(method)
   fit <- variant_fitter(variant)
   needs <- c("rank", "keep_data", if (method == "cv") "mask")
@@ -171,7 +173,7 @@ check_ranks <- function(ranks, max_rank, arg = "rank", why = NULL,
   }
   if (any(ranks < 1 | ranks > max_rank)) {
     bad <- ranks[ranks < 1 | ranks > max_rank]
-    abort_nmfkit(c(if (is.null(why)) "{.arg {arg}} must be between 1 and {max_rank} (the smaller dimension of {.arg x})." else "{.arg {arg}} must be between 1 and {max_rank} ({why}).",
+    abort_nmfkit(c(paste0("{.arg {arg}} must be between 1 and {max_rank} (", why %||% "the smaller dimension of {.arg x}", ")."),
                    "x" = "{cli::qty(length(bad))}Rank{?s} {bad} {?is/are} out of range."),
                  "rank", call = call)
   }

@@ -118,7 +118,10 @@ nmf_stratified <- function(x, rank, strata = NULL,
   }
   input <- stratified_input(x, strata)
   x <- input$x
-  rank <- check_rank(rank, min(dim(x)))
+  rank <- check_rank(rank, min(dim(x)),
+                     why = sprintf(paste("the smaller dimension of the strata",
+                                         "side by side, %d x %d"),
+                                   nrow(x), ncol(x)))
   update_order <- check_choice(update_order)
   v_updates <- check_count(v_updates, min = 0)
   control <- check_control(control, fn = "nmf_stratified")

@@ -129,6 +129,7 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
                      holdout = c("auto", "entries", "blocks"),
                      fraction = 0.05, nfolds = 3L, assay = "counts") {
   call <- match.call()
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
   abort_streamed_holdout(x, "nmf_tune", call = call)
   x <- check_data(x, allow_na = TRUE)
@@ -158,7 +159,8 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
                           ncol(x) - ceiling(ncol(x) / nfolds)),
                 arg = "rank", why = "the rows and columns outside a block")
   } else {
-    check_ranks(rank, min(dim(x)), arg = "rank")
+    check_ranks(rank, min(dim(x)), arg = "rank", 
+                why = rank_bound(x, original, assay))
   }
   losses <- check_tune_losses(loss, variant)
   score <- check_loss(score %||% loss_arg(losses[1]), arg = "score")

@@ -55,9 +55,10 @@
 #'   objective is kept (as in [nmf()]).
 #' @param keep_data Keep `x` (normalised) in the fit for `fitted()` and
 #'   `residuals()`.
-#' @param outer Deprecated: the number of outer iterations, now
-#'   `control$max_iter`. When it is given, `control$max_iter` keeps its old
-#'   meaning (the L-BFGS iterations per subproblem).
+#' @param outer Deprecated: the number of outer iterations; give
+#'   `control = nmf_control(max_iter = )` instead. When it is given,
+#'   `control$max_iter` is read as the L-BFGS iterations per subproblem
+#'   (`inner`), the meaning it has together with `outer`.
 #' @return An object of class `c("nmfkit_wasserstein", "nmfkit")` with `W`
 #'   (atoms, columns on the simplex), `H` (weights, columns on the simplex),
 #'   `loss` (the objective above after each outer iteration), `iterations`
@@ -95,7 +96,7 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
   if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
   x <- check_histograms(x, verbose = wants_verbose(control))
-  rank <- check_rank(rank, min(dim(x)))
+  rank <- check_rank(rank, min(dim(x)), why = rank_bound(x))
   epsilon <- check_number(epsilon, min = 0, strict = TRUE, what = "epsilon")
   rho <- check_rho(rho)
   kernel <- check_choice(kernel)

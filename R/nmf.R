@@ -270,6 +270,7 @@ nmf <- function(x, rank,
                            "penalty", "fixed", "assay"), 3L, "nmf")
   if (!is.null(moved)) return(eval(moved, parent.frame()))
   call <- match.call()
+  original <- if (!missing(x)) x  # input_matrix() reports a missing x
   search <- if (!missing(rank)) as_auto_rank(rank)
   if (!is.null(search)) {
     return(nmf_auto_rank(x, search, list(
@@ -286,7 +287,7 @@ nmf <- function(x, rank,
   data <- x  # what the model keeps: a DelayedMatrix by reference
   x <- checked$x
   masked <- masked_setup(x, weights, mask)
-  rank <- check_rank(rank, min(dim(x)))
+  rank <- check_rank(rank, min(dim(x)), why = rank_bound(x, original, assay))
   method <- check_choice(method)
   loss <- check_loss(loss)
   nrun <- check_count(nrun, min = 1)
@@ -371,7 +372,7 @@ nmf <- function(x, rank,
 # 0.04-0.49 s against ANLS's 0.45-0.86 s at densities 0.5-20 % (sparse
 # storage; 0.8-1.0 against 1.2-1.3 s dense), and ANLS needs fewer
 # iterations to a tolerance on dense data (bench/README.md: 9 against 16
-# on the 2000 x 1000 benchmark); at 50 % dense ANLS was already faster
+# on the 2000 x 1000 benchmark); at 50 % dense ANLS is faster
 # (1.4 against 2.0 s). Both benchmark problems (100 % and 0.5 %) keep their
 # solver.
 # A masked fit (missing entries, masks, weights) is chosen by the share of

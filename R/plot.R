@@ -44,8 +44,11 @@ select_components <- function(x, components, call = rlang::caller_env()) {
   if (is.null(components)) return(seq_len(x$rank))
   idx <- if (is.character(components)) match(components, colnames(x$W))
          else components
-  if (!is.numeric(idx) || anyNA(idx) || any(idx < 1 | idx > x$rank)) {
-    abort_nmfkit(c("{.arg components} must name or index components of the fit (1 to {x$rank}).",
+  # at least one, each once, whole numbers (1.5 is not truncated to 1)
+  if (!is.numeric(idx) || !length(idx) || anyNA(idx) ||
+      any(idx < 1 | idx > x$rank) || any(idx != round(idx)) ||
+      anyDuplicated(idx)) {
+    abort_nmfkit(c("{.arg components} must name or index distinct components of the fit (1 to {x$rank}).",
                    "x" = "It is {.code {deparse(components)}}."),
                  "components", call = call)
   }

@@ -64,7 +64,13 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   if (missing(newdata) || is.null(newdata)) {
     return(if (type == "class") clusters(object) else object$H)
   }
+  # in text, a term a document lacks is a count of zero; elsewhere a missing
+  # feature is worth a warning
+  counts <- inherits(newdata, "dfm") || (is.data.frame(newdata) &&
+    all(c("document", "term", "n") %in% names(newdata)))
   newdata <- input_matrix(newdata, assay, arg = "newdata", call = call)
+  newdata <- align_features(newdata, rownames(object$W), arg = "newdata",
+                            call = call, warn_absent = !counts)
   newdata <- if (is.null(read)) {
     check_newdata(newdata, nrow(object$W), arg = "newdata", call = call,
                   budget = object$control$block_size)
@@ -81,3 +87,68 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   names(out) <- colnames(newdata)
   out
 }
+
+# The rows of `x` in the order of the fit's `features`, matched by name
+# wherever both have names (a count table's terms come in the order of
+# their first appearance, a gene list in any order): a feature of the fit
+# that `x` lacks is a row of zeros (a term not counted; with `warn_absent`,
+# outside text, with a classed warning), a row of `x` that is no feature of
+# the fit is dropped with a classed warning. Without names
+# on either side the rows are matched by position (check_newdata() counts
+# them). A data frame's automatic row names ("1", "2", ...) are no names.
+align_features <- function(x, features, arg, call, warn_absent = TRUE) {
+  rn <- feature_names(x)
+  if (is.null(features) || is.null(rn) || identical(rn, features)) return(x)
+  if (methods::is(x, "sparseMatrix")) check_sparse_structure(x, arg, call)
+  if (anyDuplicated(rn)) {
+    dup <- unique(rn[duplicated(rn)])
+    abort_nmfkit(c("The row names of {.arg {arg}} must be distinct: its rows are matched to the fit's features by name.",
+                   "x" = "{cli::qty(length(dup))}Feature{?s} {.val {utils::head(dup, 5)}} {?is/are} repeated."),
+                 "dimnames", call = call)
+  }
+  pos <- match(features, rn)
+  if (all(is.na(pos))) {
+    abort_nmfkit(c("The row names of {.arg {arg}} must be feature names of the fit.",
+                   "x" = "None of its {length(rn)} row names is one of the fit's {length(features)} features (such as {.val {utils::head(features, 3)}}); it has {.val {utils::head(rn, 3)}}.",
+                   "i" = "Remove the row names ({.code rownames(newdata) <- NULL}) to match rows by position."),
+                 "dimnames", call = call)
+  }
+  unknown <- rn[!rn %in% features]
+  if (length(unknown)) {
+    warn_nmfkit(c("{length(unknown)} row{?s} of {.arg {arg}} {?is/are} no feature of the fit and {?is/are} left out.",
+                  "i" = "For example {.val {utils::head(unknown, 3)}}."),
+                "features", call = call, features = unknown)
+  }
+  if (is.data.frame(x)) x <- as_numeric_matrix(x, arg, call)
+  if (!anyNA(pos)) return(x[pos, , drop = FALSE])
+  if (warn_absent) {
+    absent <- features[is.na(pos)]
+    warn_nmfkit(c("{length(absent)} of the fit's {length(features)} features {?is/are} not in {.arg {arg}} and {?is/are} taken as zero.",
+                  "i" = "For example {.val {utils::head(absent, 3)}}."),
+                "features", call = call, features = absent)
+  }
+  # the fit's features that x lacks: rows of zeros, appended then placed
+  zero <- if (is.matrix(x)) {
+    matrix(0, 1L, ncol(x))
+  } else if (is_delayed(x)) {
+    DelayedArray::DelayedArray(Matrix::sparseMatrix(
+      i = integer(), j = integer(), x = numeric(), dims = c(1L, ncol(x))))
+  } else {
+    Matrix::sparseMatrix(i = integer(), j = integer(), x = numeric(),
+                         dims = c(1L, ncol(x)))
+  }
+  pos[is.na(pos)] <- nrow(x) + 1L
+  out <- rbind(x, zero)[pos, , drop = FALSE]
+  rownames(out) <- features
+  out
+}
+
+# Row names of a matrix-like `x` (NULL for a data frame's automatic ones).
+feature_names <- function(x) {
+  if (is.data.frame(x)) {
+    return(if (.row_names_info(x) > 0L) rownames(x))
+  }
+  if (length(dim(x)) != 2L) return(NULL)
+  rownames(x)
+}
+

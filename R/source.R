@@ -161,11 +161,15 @@ frobenius_terms.default <- function(x, W, H) {
   if (anyNA(vals)) {
     if (sparse) x@x[is.na(x@x)] <- 0 else x[is.na(x)] <- 0
   }
+  # x / 2^e = (W / 2^ew) (H / 2^(e - ew)): W by its own exponent, as its
+  # scale need not be half the data's (consensus programs sum to 1, their
+  # H carries all of it; an even split overflows crossprod(W) at 2^-1060)
   e <- data_exponent(x)
-  if (e != 0) {
+  ew <- data_exponent(W)
+  if (e != 0 || ew != 0) {
     x <- scale_data(x, e)
-    W <- scale_data(W, e %/% 2)
-    H <- scale_data(H, e - e %/% 2)
+    W <- scale_data(W, ew)
+    H <- scale_data(H, e - ew)
   }
   x2 <- if (sparse) sum(x@x^2) else sum(x^2)
   wtx <- as.matrix(Matrix::crossprod(W, x))

@@ -19,6 +19,7 @@ as_blocks.DelayedMatrix <- function(x, arg, call, allow_zero_matrix = FALSE,
     abort_nmfkit("{.arg {arg}} is a {.cls {class(x)[1]}}: reading it needs the {.pkg DelayedArray} package.",
                  "dependency", call = call)
   }
+  check_delayed_seeds(x, arg, call)
   type <- DelayedArray::type(x)
   if (!type %in% c("double", "integer", "logical")) {
     abort_nmfkit(c("{.arg {arg}} must hold numbers.",
@@ -50,6 +51,29 @@ as_blocks.DelayedMatrix <- function(x, arg, call, allow_zero_matrix = FALSE,
   }
   blocks[c("sum", "x2", "nnz")] <- scan[c("sum", "x2", "nnz")]
   list(x = blocks, scan = scan)
+}
+
+# The in-memory sparse seeds of a DelayedMatrix pass the checks every
+# sparse argument passes (check_sparse_structure()): read_source() subsets
+# a dgCMatrix seed directly, and a corrupt one (a bad `p`, unsorted or
+# out-of-range `i`) would be read out of bounds or fitted as nonsense.
+check_delayed_seeds <- function(x, arg, call) {
+  seeds <- tryCatch(DelayedArray::seedApply(x, identity),
+                    error = function(e) list())
+  for (seed in seeds) {
+    if (!methods::is(seed, "sparseMatrix")) next
+    problem <- tryCatch({
+      check_sparse_structure(seed, arg, call)
+      check_sparse_valid(seed, arg, call)
+      NULL
+    }, nmfkit_error = function(e) e)
+    if (is.null(problem)) next
+    abort_nmfkit(c("{.arg {arg}} is a {.cls {class(x)[1]}} over a {.cls {class(seed)[1]}} that is not valid.",
+                   "x" = "{cli::ansi_strip(conditionMessage(problem))}",
+                   "i" = "Rebuild the matrix with {.fn Matrix::sparseMatrix} before wrapping it in {.fn DelayedArray::DelayedArray}."),
+                 "sparse", call = call)
+  }
+  invisible(x)
 }
 
 #' @export
@@ -172,11 +196,16 @@ read_tenx_cols <- function(seed, cols) {
     as.vector(rhdf5::h5read(seed@filepath, paste0(group, "/", name),
                             start = first, count = total))
   }
-  block <- methods::new("dgCMatrix", i = as.integer(read("indices")),
-                        p = as.integer(c(0, cumsum(widths))),
-                        x = as.double(read("data")),
-                        Dim = c(as.integer(seed@dim[1]), length(widths)))
-  if (length(cols) < length(widths)) {
+  # slots set one by one, without new()'s validObject(): a corrupt file's
+  # block (indices past nrow, unsorted) reaches scan_blocks(), whose
+  # compiled scan reports it as a classed error, instead of failing here
+  # with "invalid class" (read_tenx() checks a file's layout when opening)
+  block <- methods::new("dgCMatrix")
+  block@Dim <- c(as.integer(seed@dim[1]), length(widths))
+  block@p <- as.integer(c(0, cumsum(widths)))
+  block@i <- as.integer(read("indices"))
+  block@x <- as.double(read("data"))
+  if (length(cols) < length(widths) && isTRUE(r_dgc_scan(block)$valid)) {
     block <- block[, cols - lo + 1L, drop = FALSE]
   }
   block
@@ -230,7 +259,13 @@ scan_blocks <- function(x, budget = NULL, call = rlang::caller_env()) {
       16L
     }
     len <- as.integer(min(len, n - start))
-    block <- read_cols(x, start, len)
+    block <- tryCatch(
+      read_cols(x, start, len),
+      error = function(e) {
+        abort_nmfkit(c("The data cannot be read.",
+                       "x" = "Reading columns {start + 1} to {start + len} of the {.cls {class(x$src)[1]}} failed: {conditionMessage(e)}"),
+                     "read", call = call)
+      })
     s <- scan_data(block)
     if (isFALSE(s$valid)) {
       abort_nmfkit(c("The data are not a valid sparse matrix.",

@@ -192,3 +192,24 @@ test_that("sparse data give the programs of dense data", {
   expect_equal(b$results, a$results)
   expect_equal(basis(b$fits[[1]]), basis(a$fits[[1]]))
 })
+
+test_that("consensus programs at tiny, denormal and huge scales are those of x", {
+  x <- small_data(m = 15, n = 12)
+  ctl <- nmf_control(max_iter = 30)
+  for (k in 1:2) {
+    for (s in c(2^-1060, 1e-300, 1e300)) {
+      # against the same entries at scale 1 (denormals keep fewer bits)
+      ref <- withr::with_seed(1, nmf_consensus(x * s / s, k, nrun = 3,
+                                               control = ctl))
+      r <- withr::with_seed(1, nmf_consensus(x * s, k, nrun = 3,
+                                             control = ctl))
+      p <- r$fits[[1]]
+      expect_true(all(is.finite(p$W)) && all(is.finite(p$H)),
+                  info = paste(k, s))
+      expect_identical(p$status, "converged")
+      expect_equal(p$W, ref$fits[[1]]$W, tolerance = 1e-6,
+                   info = paste(k, s))
+      expect_equal(r$results$error, ref$results$error, tolerance = 1e-6)
+    }
+  }
+})

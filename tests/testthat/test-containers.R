@@ -284,3 +284,78 @@ test_that("add_nmf(model = ) stores a fit already made, checked", {
   expect_identical(SeuratObject::Misc(out[["nmf"]], "fit"), fit)
   expect_error(add_nmf(obj, 2, model = fit), class = "nmfkit_error_model")
 })
+
+test_that("predict() matches rows by feature name in every container", {
+  x <- small_data(m = 12, n = 10)
+  fit <- withr::with_seed(1, nmf(x, 2))
+  kl <- withr::with_seed(1, nmf(x, 2, loss = "kl"))
+  rev_rows <- rev(seq_len(nrow(x)))
+  counts <- data.frame(document = rep(colnames(x), each = nrow(x)),
+                       term = rep(rownames(x), ncol(x)), n = c(x))
+  for (object in list(fit, kl)) {
+    h <- predict(object, x)
+    # the same data with the rows in another order: the same coefficients
+    expect_equal(predict(object, x[rev_rows, ]), h)
+    expect_equal(predict(object, Matrix::Matrix(x[rev_rows, ],
+                                                sparse = TRUE)), h)
+    expect_equal(predict(object, as.data.frame(x[rev_rows, ])), h)
+    expect_equal(predict(object, counts[rev(seq_len(nrow(counts))), ]),
+                 h[, rev(colnames(x))])
+    # a term the table lacks is a zero count, not a refusal
+    x0 <- x
+    x0["f3", ] <- 0
+    expect_equal(predict(object, counts[counts$term != "f3", ]),
+                 predict(object, x0))
+    # rows without names are matched by position
+    expect_equal(unname(predict(object, unname(x))), unname(h))
+  }
+  # a row that is no feature of the fit: left out, with a classed warning
+  extra <- rbind(x, zz = 1)
+  expect_warning(h2 <- predict(fit, extra), class = "nmfkit_warning_features")
+  expect_equal(h2, predict(fit, x))
+  # no name in common, or repeated names: classed errors
+  other <- x
+  rownames(other) <- paste0("gene", seq_len(nrow(x)))
+  expect_error(predict(fit, other), class = "nmfkit_error_dimnames")
+  twice <- x
+  rownames(twice)[2] <- rownames(twice)[1]
+  expect_error(predict(fit, twice), class = "nmfkit_error_dimnames")
+  expect_snapshot(predict(fit, other), error = TRUE)
+  # variants go through the same scaffold
+  jfit <- withr::with_seed(1, nmf_joint(x, x[, 1:6], rank = 2))
+  expect_equal(predict(jfit, x[rev_rows, ]), predict(jfit, x))
+})
+
+test_that("predict() aligns SummarizedExperiment and DelayedMatrix rows", {
+  skip_if_not_installed("SummarizedExperiment")
+  x <- small_data(m = 12, n = 10)
+  fit <- withr::with_seed(1, nmf(x, 2))
+  h <- predict(fit, x)
+  rev_rows <- rev(seq_len(nrow(x)))
+  se <- SummarizedExperiment::SummarizedExperiment(
+    assays = list(counts = x[rev_rows, ]))
+  expect_equal(predict(fit, se), h)
+  skip_if_not_installed("DelayedArray")
+  d <- DelayedArray::DelayedArray(x[rev_rows, ])
+  expect_equal(predict(fit, d), h)
+  x0 <- x
+  x0["f5", ] <- 0
+  d0 <- DelayedArray::DelayedArray(x[-5, ])
+  # outside text a missing feature is zero with a warning
+  expect_warning(h0 <- predict(fit, d0), class = "nmfkit_warning_features")
+  expect_equal(h0, predict(fit, x0))
+})
+
+test_that("add_nmf() names a misspelt argument of nmf() and a model given as rank", {
+  skip_if_not_installed("SingleCellExperiment")
+  x <- small_data(m = 12, n = 10)
+  sce <- SingleCellExperiment::SingleCellExperiment(list(counts = x))
+  fit <- withr::with_seed(1, nmf(x, 2))
+  expect_error(add_nmf(sce, 2, contrl = nmf_control()),
+               class = "nmfkit_error_dots")
+  expect_error(add_nmf(sce, fit), class = "nmfkit_error_model")
+  expect_snapshot({
+    add_nmf(sce, 2, contrl = nmf_control())
+    add_nmf(sce, fit)
+  }, error = TRUE)
+})

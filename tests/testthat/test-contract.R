@@ -153,6 +153,10 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_choice"),
     list("example_counts", quote(example_counts(dir = tempfile())),
          "nmfkit_error_missing"),
+    list("example_counts", quote(example_counts(dir = NULL)),
+         "nmfkit_error_filepath"),
+    list("example_counts_available",
+         quote(example_counts_available(dir = NULL)), "nmfkit_error_filepath"),
     list("example_counts_available$name",
          quote(example_counts_available("iris", dir = tempdir())),
          "nmfkit_error_choice"),
@@ -805,6 +809,20 @@ test_that("the bad-input table gives classed errors", {
     list("predict.nmfkit_wasserstein",
          quote(predict(f$wfit, f$hist, assay = NA)), "nmfkit_error_assay"),
     list("add_nmf", quote(add_nmf(x, 2)), "nmfkit_error_type"),
+    # a required argument left out names it (R's own error is unclassed)
+    list("add_nmf", quote(add_nmf(foo = 1)), "nmfkit_error_missing"),
+    list("feature_score", quote(feature_score()), "nmfkit_error_missing"),
+    list("match_components", quote(match_components(f$fit)),
+         "nmfkit_error_missing"),
+    list("cluster_acc", quote(cluster_acc(1:3)), "nmfkit_error_missing"),
+    list("cluster_nmi", quote(cluster_nmi(yhat = 1:3)),
+         "nmfkit_error_missing"),
+    list("nmf_manifold", quote(nmf_manifold(rank = 2)),
+         "nmfkit_error_missing"),
+    list("nmf_bootstrap", quote(nmf_bootstrap()), "nmfkit_error_missing"),
+    list("nmf_distance", quote(nmf_distance()), "nmfkit_error_missing"),
+    list("basis", quote(basis()), "nmfkit_error_missing"),
+    list("top_features", quote(top_features()), "nmfkit_error_missing"),
     list("add_nmf.default", quote(add_nmf(list(), 2)), "nmfkit_error_type")
   ))
   have_sce <- requireNamespace("SingleCellExperiment", quietly = TRUE)
@@ -821,6 +839,12 @@ test_that("the bad-input table gives classed errors", {
       list("add_nmf.SingleCellExperiment",
            quote(add_nmf(sce, 2, keep_data = NA)), "nmfkit_error_flag"),
       list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, model = 1)),
+           "nmfkit_error_model"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, 2, foo = 1)),
+           "nmfkit_error_dots"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, 2, 3)),
+           "nmfkit_error_dots"),
+      list("add_nmf.SingleCellExperiment", quote(add_nmf(sce, f$fit)),
            "nmfkit_error_model")
     ))
   }
@@ -843,7 +867,10 @@ test_that("the bad-input table gives classed errors", {
       list("add_nmf.Seurat", quote(add_nmf(so, 2, keep_data = NA)),
            "nmfkit_error_flag"),
       list("add_nmf.Seurat", quote(add_nmf(so, model = f$jfit)),
-           "nmfkit_error_dimension")
+           "nmfkit_error_dimension"),
+      list("add_nmf.Seurat", quote(add_nmf(so, 2, contrl = list())),
+           "nmfkit_error_dots"),
+      list("add_nmf.Seurat", quote(add_nmf(so, f$fit)), "nmfkit_error_model")
     ))
   }
   # write_tenx(), tenx_writer(), read_tenx(): without rhdf5 and HDF5Array

@@ -40,3 +40,20 @@ test_that("NMF of the Swimmer finds parts: torso plus limb positions", {
   })
   expect_gt(min(best_cosine(parts, fit$W)), 0.6)
 })
+
+test_that("example_counts(): a bad dir or a corrupt file is a classed error", {
+  expect_error(example_counts(dir = NULL), class = "nmfkit_error_filepath")
+  expect_error(example_counts_available(dir = NULL),
+               class = "nmfkit_error_filepath")
+  expect_error(example_counts_available(dir = c("a", "b")),
+               class = "nmfkit_error_filepath")
+  dir <- withr::local_tempdir()
+  writeLines("not R data", file.path(dir, "pbmc_facs.RData"))
+  expect_true(example_counts_available("pbmc", dir = dir))
+  expect_error(example_counts("pbmc", dir = dir),
+               class = "nmfkit_error_filepath")
+  other <- 1
+  save(other, file = file.path(dir, "pbmc_facs.RData"))
+  expect_error(example_counts("pbmc", dir = dir),
+               class = "nmfkit_error_filepath")
+})

@@ -106,3 +106,16 @@ test_that("feature scores reject what is not a basis", {
                class = "nmfkit_error_choice")
   expect_error(top_features(fit, n = -1), class = "nmfkit_error_count")
 })
+
+test_that("feature scores do not depend on the scale of W, to the largest doubles", {
+  W <- withr::with_seed(1, nmf(small_data(), 3))$W
+  for (s in c(2^-1060, 1e-300, 1e300, .Machine$double.xmax / max(W))) {
+    # against the same entries at scale 1 (denormals keep fewer bits)
+    kim <- feature_score(W * s / s, "kim")
+    spec <- feature_score(W * s / s, "specificity")
+    expect_equal(feature_score(W * s, "kim"), kim, tolerance = 1e-10,
+                 info = format(s))
+    expect_equal(feature_score(W * s, "specificity"), spec,
+                 tolerance = 1e-10, info = format(s))
+  }
+})

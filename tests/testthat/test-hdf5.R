@@ -313,3 +313,82 @@ test_that("HDF5Array's own TENx functions agree where they work (else their fail
   expect_identical(tenx_as_dgc(theirs), tenx_as_dgc(ours))
   expect_identical(dimnames(theirs), dimnames(ours))
 })
+
+test_that("read_tenx() refuses a file whose compressed columns are corrupt", {
+  skip_if_no_hdf5()
+  set.seed(3)
+  x <- tenx_counts(12, 8)
+  corrupt <- function(edit) {
+    path <- withr::local_tempfile(fileext = ".h5", .local_envir = parent.frame())
+    write_tenx(x, path)
+    idx <- rhdf5::h5read(path, "matrix/indices")
+    rhdf5::h5write(edit(idx), path, "matrix/indices")
+    path
+  }
+  past <- corrupt(function(i) replace(i, length(i), 40L))
+  garbage <- corrupt(function(i) rev(i))
+  for (path in c(past, garbage)) {
+    expect_error(read_tenx(path), class = "nmfkit_error_sparse")
+  }
+  expect_snapshot(read_tenx(past), error = TRUE,
+                  transform = function(l) gsub("/[^ ]*\\.h5", "<file>", l))
+  # a TENxMatrix opened otherwise is checked block by block when fitted
+  rhdf5::h5errorHandling("normal")  # see hdf5_errors_on()
+  m <- HDF5Array::TENxMatrix(past)
+  expect_error(nmf(m, 2), class = "nmfkit_error_sparse")
+})
+
+test_that("a DelayedMatrix over a corrupt dgCMatrix is refused", {
+  skip_if_no_hdf5()
+  m <- round(small_data(m = 12, n = 10) * 10)
+  m[m < 5] <- 0
+  x <- methods::as(m, "CsparseMatrix")
+  bad_p <- x
+  bad_p@p[length(bad_p@p)] <- bad_p@p[length(bad_p@p)] + 3L
+  unsorted <- x
+  k <- which(diff(x@p) >= 2)[1]
+  r <- x@p[k] + 1:2
+  unsorted@i[r] <- rev(unsorted@i[r])
+  past <- x
+  past@i[1] <- 40L
+  fit <- withr::with_seed(1, nmf(x, 2))
+  for (b in list(bad_p, unsorted, past)) {
+    d <- DelayedArray::DelayedArray(b)
+    expect_error(nmf(d, 2), class = "nmfkit_error_sparse")
+    expect_error(predict(fit, d), class = "nmfkit_error_sparse")
+    expect_error(write_tenx(d, tempfile(fileext = ".h5")),
+                 class = "nmfkit_error_sparse")
+  }
+})
+
+test_that("write_tenx(overwrite = TRUE) that fails keeps the existing file", {
+  skip_if_no_hdf5()
+  x <- tenx_counts(10, 6)
+  path <- withr::local_tempfile(fileext = ".h5")
+  write_tenx(x, path)
+  bad <- x
+  bad[2, 3] <- 0.5
+  expect_error(write_tenx(bad, path, type = "integer", overwrite = TRUE),
+               class = "nmfkit_error_value")
+  expect_identical(tenx_as_dgc(read_tenx(path)), x)
+  expect_length(list.files(dirname(path), pattern = "^\\.write_tenx-"), 0L)
+  m <- write_tenx(x * 2, path, overwrite = TRUE)
+  expect_identical(tenx_as_dgc(m), x * 2)
+})
+
+test_that("tenx_writer(): a zero-column block brings its row names; a lost file is classed", {
+  skip_if_no_hdf5()
+  x <- tenx_counts(6, 4)
+  path <- withr::local_tempfile(fileext = ".h5")
+  w <- tenx_writer(path, nrow = 6)
+  w$append(x[, 0, drop = FALSE])
+  w$append(unname(x))
+  expect_identical(rownames(w$close()), rownames(x))
+  path2 <- withr::local_tempfile(fileext = ".h5")
+  w2 <- tenx_writer(path2, nrow = 6)
+  unlink(path2)
+  rhdf5::h5createFile(path2)
+  expect_error(w2$append(x), class = "nmfkit_error_filepath")
+  unlink(path2)
+  expect_error(w2$append(x), class = "nmfkit_error_filepath")
+})

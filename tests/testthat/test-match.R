@@ -58,3 +58,18 @@ test_that("match_components() rejects fits of other features", {
   expect_error(print(match_components(f1, f1), digits = 0),
                class = "nmfkit_error_count")
 })
+
+test_that("a fit matches itself with cosine 1 at every scale", {
+  fit <- withr::with_seed(1, nmf(small_data(), 3))
+  for (s in c(2^-1060, 1e-300, 1e-160, 1, 1e160, 1e300, 2^1023)) {
+    W <- fit$W / max(fit$W) * s
+    m <- match_components(W, W)
+    expect_equal(unname(m$similarity), rep(1, 3), tolerance = 1e-12,
+                 info = format(s))
+    expect_identical(unname(m$permutation), 1:3)
+    # against the same entries at scale 1 (denormals keep fewer bits)
+    back <- W / s
+    expect_equal(m$cosine, match_components(back, back)$cosine,
+                 tolerance = 1e-12, info = format(s))
+  }
+})

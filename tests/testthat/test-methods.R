@@ -216,3 +216,13 @@ test_that("predict() on huge data is exact or a classed overflow error", {
   expect_equal(predict(mfit, x * 2^1000) / 2^1000, hm, tolerance = 1e-10)
   expect_equal(predict(mfit, x * 2^-1000) * 2^1000, hm, tolerance = 1e-10)
 })
+
+test_that("the data given to fitted methods are matched to the features by name", {
+  x <- small_data(m = 12, n = 10)
+  fit <- withr::with_seed(1, nmf(x, 2))
+  rev_rows <- rev(seq_len(nrow(x)))
+  expect_equal(residuals(fit, x = x[rev_rows, ]), residuals(fit))
+  other <- x
+  rownames(other)[1] <- "zz"
+  expect_error(residuals(fit, x = other), class = "nmfkit_error_dimnames")
+})

@@ -91,7 +91,11 @@ test_that("augment() adds clusters and coefficients to samples", {
   # bad input
   expect_error(augment(fit, data = meta[1:3, ]), class = "nmfkit_error_data")
   expect_error(augment(fit, data = 1:20), class = "nmfkit_error_data")
-  expect_error(augment(fit, newdata = x[1:3, ]), class = "nmfkit_error")
+  expect_error(augment(fit, newdata = unname(x[1:3, ])),
+               class = "nmfkit_error")
+  # rows named as features: the others are zero, with a warning
+  expect_warning(augment(fit, newdata = x[1:3, ]),
+                 class = "nmfkit_warning_features")
   expect_error(augment(fit, bogus = 1), class = "nmfkit_error_dots")
   expect_error(tidy(fit, matrix = "V"), class = "nmfkit_error_choice")
   expect_error(tidy(fit, bogus = 1), class = "nmfkit_error_dots")
@@ -148,4 +152,29 @@ test_that("nmfkit loads without ggplot2 and registers autoplot when it loads", {
     c(before, inherits(ggplot2::autoplot(fit), "ggplot"))
   })
   expect_identical(out, c(FALSE, TRUE))
+})
+
+test_that("autoplot() checks every argument when called, not when printed", {
+  skip_if_not_installed("ggplot2")
+  fit <- withr::with_seed(1, nmf(small_data(), 3))
+  cons <- withr::with_seed(1, nmf_consensus(small_data(), 2:3, nrun = 2,
+                                            control = nmf_control(max_iter = 5)))
+  ap <- function(...) ggplot2::autoplot(...)
+  for (comp in list(99, 1.5, integer(0), c(1, 1), NA, "nope")) {
+    expect_error(ap(fit, components = comp),
+                 class = "nmfkit_error_components")
+  }
+  for (type in c("basis", "coef", "loss")) {
+    expect_error(ap(fit, type = type, image_dim = c(7, 7)),
+                 class = "nmfkit_error_image_dim")
+    expect_error(ap(fit, type = type, components = 0),
+                 class = "nmfkit_error_components")
+  }
+  expect_error(ap(fit, type = "heat"), class = "nmfkit_error_choice")
+  expect_error(ap(cons, type = "selection", rank = 9),
+               class = "nmfkit_error_rank")
+  expect_error(ap(cons, type = "basis"), class = "nmfkit_error_rank")
+  # a valid call builds
+  expect_s3_class(ggplot2::ggplot_build(ap(fit, components = 2:3)),
+                  "ggplot_built")
 })
