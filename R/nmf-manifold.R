@@ -53,6 +53,12 @@
 #' other cluster about equally, so on signed data centred at the origin
 #' (e.g. three Gaussian blobs, one at 0) the ALM methods can miss such a
 #' cluster. `preprocess = "minmax"` moves the data away from the origin.
+#' Data whose clusters all share an offset are the opposite case: SMRMF's
+#' selective graph links stars of points around the exemplars, with more
+#' connected components than clusters, and on three blobs at `3 e_r + 1`
+#' SMRMF averaged .80 accuracy (k-means 1.00) against 1.00 with
+#' `preprocess = "minmax"`, which removes the offset (`bench/README.md`,
+#' "Manifold clustering").
 #'
 #' Scale matters for `"rmnmf"`: the prox threshold `1 / mu` is in data units,
 #' so the fit of `c * x` is not `c` times the fit of `x`. Nothing is rescaled
@@ -105,7 +111,12 @@
 #'   pass them the data as `x`.
 #' @param ... Variant knobs (also accepted inside `control`); a knob the
 #'   method does not read is an error. All methods: `min_iter` (30) and
-#'   `labels` (`"argmax"` or `"kmeans"` on `G`). The ALM methods
+#'   `labels` (`"argmax"` or `"kmeans"` on `G`). GNMF: `solver` (`"mu"`,
+#'   Cai's multiplicative updates, the default; or `"hals"`, exact
+#'   coordinate updates of each row of `H`, swept through the graph point
+#'   by point, and of each column of `W`, kept at unit length because the
+#'   penalty is not invariant to rescaling `W` and `H`; both never increase
+#'   the objective). The ALM methods
 #'   (`"rmnmf"`, `"smrmf"`, `"fsmrmf"`): `sign_compat` (`FALSE`), `mu0`
 #'   (`1e-3`), `rho` (1.05), `mu_max` (`1e10`). SMRMF and f-SMRMF: `kernel`
 #'   (`"selftune"` `exp(-d^2/(s_i s_j))`, `"sigma_i2"`, `"sigma_i"`, or
@@ -303,6 +314,8 @@ manifold_control <- function(control, method, knobs,
   control$labels <- check_choice(control$labels %||% "argmax",
                                  c("argmax", "kmeans"), arg = "labels",
                                  call = call)
+  control$solver <- check_choice(control$solver %||% "mu", c("mu", "hals"),
+                                 arg = "solver", call = call)
   control
 }
 
@@ -311,7 +324,7 @@ manifold_control <- function(control, method, knobs,
 manifold_knobs <- local({
   alm <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat", "labels")
   learnt <- c(alm, "kernel", "beta", "w_g", "rank_norm", "nbr", "keep_z")
-  list(gnmf = c("min_iter", "labels"), rmnmf = alm,
+  list(gnmf = c("min_iter", "labels", "solver"), rmnmf = alm,
        smrmf = c(learnt, "split", "mu_z", "ds3_max_iter", "rank_on",
                  "inner_z_iter"),
        fsmrmf = c(learnt, "gamma"))
@@ -483,7 +496,7 @@ manifold_init <- function(x, rank, init, threads) {
 manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
                        "kernel", "split", "beta", "w_g", "mu_z", "gamma",
                        "ds3_max_iter", "rank_norm", "rank_on", "nbr",
-                       "inner_z_iter", "keep_z", "labels")
+                       "inner_z_iter", "keep_z", "labels", "solver")
 manifold_knob_settings <- function() {
   stats::setNames(
     rep(list(setting(check = function(x, arg, call) x)),

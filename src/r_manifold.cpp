@@ -63,7 +63,10 @@ Rcpp::List r_gnmf(SEXP x, const Eigen::Map<Eigen::SparseMatrix<double>> graph,
                   const Eigen::Map<Eigen::MatrixXd> w,
                   const Eigen::Map<Eigen::MatrixXd> h, double lambda,
                   Rcpp::List control, SEXP callback) {
-  const nmfkit::GnmfParams p = nmfkit_r::gnmf_params(control, lambda);
+  nmfkit::GnmfParams p = nmfkit_r::gnmf_params(control, lambda);
+  p.solver = Rcpp::as<std::string>(control["solver"]) == "mu"
+                 ? nmfkit::GnmfSolver::mu
+                 : nmfkit::GnmfSolver::hals;
   const nmfkit::SpMat g = graph;
   nmfkit_r::RHooks hooks(callback);
   const nmfkit::ManifoldResult r =

@@ -40,3 +40,46 @@ three_blobs <- function() {
   attr(x, "labels") <- y
   x
 }
+
+# Gaussian blobs, points in columns, that k-means separates: cluster r
+# (sizes[r] points) around scale * e_r + offset (every coordinate shifted
+# by `offset`) in p features, noise sd `sd`; with aniso > 1 the noise has
+# sd `aniso * sd` along one random unit direction and `sd / aniso`
+# across it. Labels in attr "labels".
+blobs <- function(sizes = c(60, 60, 60), p = 4, offset = 0, sd = 0.3,
+                  scale = 3, aniso = 1) {
+  k <- length(sizes)
+  y <- rep(seq_len(k), sizes)
+  n <- length(y)
+  noise <- matrix(stats::rnorm(p * n, sd = sd), p)
+  if (aniso != 1) {
+    u <- stats::rnorm(p)
+    u <- u / sqrt(sum(u^2))
+    along <- u %*% crossprod(u, noise)
+    noise <- aniso * along + (noise - along) / aniso
+  }
+  x <- scale * diag(p)[, y, drop = FALSE] + offset + noise
+  attr(x, "labels") <- y
+  x
+}
+
+# The generator families of the clustering checks (bench/manifold-blobs.R
+# and test-nmf-manifold.R): name = arguments of blobs(), or "triangle" for
+# three_blobs() (signed, centred at the origin).
+blob_families <- list(
+  axes = list(),
+  shift1 = list(offset = 1),
+  shift2 = list(offset = 2),
+  shift5 = list(offset = 5),
+  aniso = list(offset = 1, aniso = 2),
+  unequal = list(sizes = c(20, 60, 100), offset = 1),
+  wide = list(p = 20, offset = 1),
+  two = list(sizes = c(90, 90), offset = 1),
+  five = list(sizes = rep(40, 5), p = 6, offset = 1),
+  triangle = NULL
+)
+
+draw_blobs <- function(family) {
+  args <- blob_families[[family]]
+  if (is.null(args)) three_blobs() else do.call(blobs, args)
+}

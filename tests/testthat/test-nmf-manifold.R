@@ -484,3 +484,26 @@ test_that("every method finds three blobs on the axes (the contract issue's blob
                                                        collapse = " "))
   expect_true(all(rowSums(acc[c("rmnmf", "smrmf"), ] >= 0.97) >= 3))
 })
+
+test_that("GNMF's HALS solver never increases the objective of its factors", {
+  set.seed(31)
+  x <- matrix(runif(6 * 60), 6, 60)
+  fits <- lapply(1:2, function(th) {
+    set.seed(4)
+    nmf_manifold(x, 3, method = "gnmf", lambda = 10, solver = "hals",
+                 control = nmf_control(max_iter = 150, threads = th))
+  })
+  fit <- fits[[1]]
+  expect_identical(fit$W, fits[[2]]$W)
+  expect_identical(fit$H, fits[[2]]$H)
+  expect_true(all(diff(fit$loss) <= 1e-12 * fit$loss[-1]))
+  # W's columns stay at unit length, so the last traced value is the
+  # objective of the returned factors
+  expect_equal(unname(colSums(fit$W^2)), rep(1, 3))
+  expect_equal(tail(fit$loss, 1),
+               gnmf_objective(x, fit$W, fit$H, as.matrix(fit$graph), 10),
+               tolerance = 1e-10)
+  expect_true(all(fit$W >= 0) && all(fit$H >= 0))
+  expect_error(nmf_manifold(x, 3, method = "rmnmf", solver = "hals"),
+               class = "nmfkit_error_control")
+})

@@ -34,9 +34,14 @@ struct ManifoldResult : Result {
   Mat C;                       // SMRMF: its l1,inf split, if kept
 };
 
+/// GNMF's solver: Cai's multiplicative updates, or exact coordinate
+/// (HALS-type) updates with the columns of W kept at unit length.
+enum class GnmfSolver { mu, hals };
+
 /// Settings of GNMF. Stopping (Cai's GNMF_Multi): m <- r m + (1 - r) J_t
 /// from m_0 = 10 J_0, stop once (m - J_t) / m <= tol after min_iter.
 struct GnmfParams {
+  GnmfSolver solver = GnmfSolver::hals;
   double lambda = 100.0;
   int max_iter = 1000;
   int min_iter = 30;
@@ -83,7 +88,8 @@ inline void normalize_rows(Mat& wt, Mat& h) {
 }  // namespace detail
 
 /// GNMF: min ||X - W H||_F^2 + lambda tr(H L H'), W, H >= 0, by Cai's
-/// multiplicative updates, H (his V') first. `graph` is the affinity
+/// multiplicative updates or by exact coordinate (HALS) updates, H (his V')
+/// first. `graph` is the affinity
 /// (n x n, symmetric, nonnegative, zero diagonal). lambda = 0 is Lee-Seung.
 template <class DataT, class Hooks = NullHooks>
 ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
@@ -120,9 +126,53 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
   };
   double mean_fit = 10.0 * objective();
 
-  // One iteration: H from W (and the graph), then W from H; wtx is W'X of
-  // the current W on entry and on exit.
-  auto step = [&](int it) {
+  // HALS: each row h_r of H, then each column w_r of W, is replaced by the
+  // exact minimiser of the objective in it, so J never increases. For h_r
+  // the graph couples the points: one Gauss-Seidel sweep over them in
+  // index order (one thread: the same result for any thread count),
+  // h_rj = max(0, (b_j + sum_i s_ij h_ri) / (w_r'w_r + d_j)), b = W'X - the
+  // other components' fit. The penalty is not invariant to the scaling
+  // (W D, D^-1 H): with W free, exact updates would shrink H and fade the
+  // penalty, so W's columns stay at unit length (Cai normalises so before
+  // and after), and w_r = [R h_r']_+ / ||[R h_r']_+|| is the exact
+  // minimiser on the unit sphere.
+  auto hals_step = [&]() {
+    const Mat wtw = wt * wt.transpose();
+    for (Index r = 0; r < k; ++r) {
+      auto b = [&](Index j) {
+        return wtx(r, j) - wtw.row(r).dot(h.col(j)) + wtw(r, r) * h(r, j);
+      };
+      if (reg) {
+        for (Index j = 0; j < n; ++j) {
+          double nu = b(j);
+          for (SpMat::InnerIterator e(sw, j); e; ++e)
+            nu += e.value() * h(r, e.row());
+          h(r, j) = std::max(0.0, nu) / std::max(wtw(r, r) + deg[j], p.eps);
+        }
+      } else {
+        Parallel(p.threads).for_chunks(n, [&](Index c, Index l) {
+          for (Index j = c; j < c + l; ++j)
+            h(r, j) = std::max(0.0, b(j)) / std::max(wtw(r, r), p.eps);
+        }, 2.0 * k * n);
+      }
+    }
+    x.left_mult_t(h, xht, p.threads);  // H X', k x m
+    const Mat hht = h * h.transpose();
+    Vec v(m);
+    for (Index r = 0; r < k; ++r) {
+      Parallel(p.threads).for_chunks(m, [&](Index c, Index l) {
+        for (Index i = c; i < c + l; ++i)
+          v[i] = std::max(0.0, xht(r, i) - hht.row(r).dot(wt.col(i)) +
+                                   hht(r, r) * wt(r, i));
+      }, 2.0 * k * m);
+      const double nv = v.norm();
+      if (nv > 0.0) wt.row(r) = v.transpose() / nv;
+    }
+    x.left_mult(wt, wtx, p.threads);
+  };
+
+  // Cai's multiplicative updates, H first.
+  auto mu_step = [&]() {
     const Mat wtw = wt * wt.transpose();
     Parallel(p.threads).for_chunks(n, [&](Index b, Index l) {
       Mat nu = wtx.middleCols(b, l);
@@ -145,6 +195,12 @@ ManifoldResult gnmf(const DataT& x, const SpMat& graph, const Mat& w0,
           xht.middleCols(b, l).array() / de.array().max(p.eps);
     }, work);
     x.left_mult(wt, wtx, p.threads);
+  };
+
+  // One iteration: H from W (and the graph), then W from H; wtx is W'X of
+  // the current W on entry and on exit.
+  auto step = [&](int it) {
+    if (p.solver == GnmfSolver::hals) hals_step(); else mu_step();
     const double j = objective();
     mean_fit = p.mean_fit_ratio * mean_fit + (1.0 - p.mean_fit_ratio) * j;
     const bool done = it > p.min_iter && mean_fit > 0.0 &&
