@@ -12,7 +12,8 @@
 #   accepted           a bad value accepted (listed: some are valid calls)
 #   ok                 an extreme-but-valid input answered soundly
 # Usage (from the package root, nmfkit installed in R_LIBS):
-#   R_LIBS=/work/lib/NAME nice Rscript bench/fuzz-contract.R [cells.csv]
+#   R_LIBS=/work/lib/NAME nice Rscript bench/fuzz-contract.R [cells.csv [n]]
+# (FUZZ_ONLY=<regex> runs the cells whose id matches)
 # prints the count per class and every cell not classed or ok; with a file
 # name, writes the table of cells there.
 
@@ -159,7 +160,9 @@ for (s in names(scales)) {
                       control = nmf_control(max_iter = 20))), "extreme",
            quote(finite_all(res$W) && finite_all(res$H)))
   add_cell(sprintf("predict x %s", s), "predict", "newdata",
-           bquote(list(a = predict(fit, x * .(c0)), b = predict(fit, x))),
+           # against the same entries at scale 1 (denormals keep fewer bits)
+           bquote(list(a = predict(fit, x * .(c0)),
+                       b = predict(fit, x * .(c0) / .(c0)))),
            "extreme",
            bquote(max(abs(res$a / .(c0) - res$b)) <= 1e-6 * max(res$b)))
   add_cell(sprintf("match_components self %s", s), "match_components",
@@ -167,12 +170,13 @@ for (s in names(scales)) {
            "extreme", quote(all(abs(res$similarity - 1) < 1e-12)))
   add_cell(sprintf("feature_score %s", s), "feature_score", "object",
            bquote(list(a = feature_score(fit$W * .(c0)),
-                       b = feature_score(fit$W))), "extreme",
+                       b = feature_score(fit$W * .(c0) / .(c0)))), "extreme",
            quote(isTRUE(all.equal(res$a, res$b, tolerance = 1e-10))))
   add_cell(sprintf("feature_score specificity %s", s), "feature_score",
            "object",
            bquote(list(a = feature_score(fit$W * .(c0), "specificity"),
-                       b = feature_score(fit$W, "specificity"))), "extreme",
+                       b = feature_score(fit$W * .(c0) / .(c0),
+                                         "specificity"))), "extreme",
            quote(isTRUE(all.equal(res$a, res$b, tolerance = 1e-10))))
   add_cell(sprintf("nmf_consensus rank 1 %s", s), "nmf_consensus", "x",
            bquote(nmf_consensus(x * .(c0), 1, nrun = 2,
@@ -349,6 +353,11 @@ add_cell("example_counts corrupt file", "example_counts", "dir",
            example_counts("pbmc", dir = d)
          }), "bad")
 
+# FUZZ_ONLY: a regular expression of the cells to run (all by default)
+only <- Sys.getenv("FUZZ_ONLY", "")
+if (nzchar(only)) {
+  cells <- cells[grepl(only, vapply(cells, `[[`, "", "id"))]
+}
 if (length(args) > 1L) cells <- cells[seq_len(as.integer(args[2]))]
 cat(sprintf("%d cells\n", length(cells)))
 
@@ -368,6 +377,9 @@ for (i in seq_along(cells)) {
     } else {
       v
     }
+  }
+  if (!r$class %in% c("classed", "ok")) {
+    cat(sprintf("[%d] %s: %s\n", i, cell$id, r$class))
   }
   results[[i]] <- data.frame(id = cell$id, fn = cell$fn, arg = cell$arg,
                              kind = cell$kind, class = r$class,
