@@ -196,7 +196,9 @@ apply_fixed <- function(start, fixed, s = 1) {
 check_positive_for_loss <- function(x, loss, masked, call) {
   if (loss$beta > 0) return(invisible())
   vals <- if (inherits(x, "dgCMatrix")) x@x else x
-  zeros <- if (inherits(x, "dgCMatrix")) {
+  zeros <- if (inherits(x, "nmfkit_blocks")) {
+    prod(dim(x)) - x$nnz  # the scan's count
+  } else if (inherits(x, "dgCMatrix")) {
     length(x) - sum(vals > 0, na.rm = TRUE)
   } else {
     sum(vals == 0, na.rm = TRUE)
@@ -227,8 +229,13 @@ zeros_counted <- function(x, masked) {
 run_divergence <- function(x, start, spec, control, update_w = TRUE) {
   m <- spec$masked
   e <- spec$exponent %||% 0
-  fit <- r_nmf_divergence(
-    x, start$W, start$H, spec$loss$beta, spec$method, spec$engine,
+  engine <- violation_at_core(spec$engine, e, spec$loss$beta)
+  fit <- if (inherits(x, "nmfkit_blocks")) {
+    # read in blocks (no masks: nmf() refuses them there)
+    run_streamed(x, start, spec$method, engine, spec$penalty,
+                 fixed_counts(spec$fixed), x$nnz, spec$loss$beta)
+  } else r_nmf_divergence(
+    x, start$W, start$H, spec$loss$beta, spec$method, engine,
     progress_callback(control), spec$penalty, fixed_counts(spec$fixed),
     update_w, if (is.null(m)) 1 else m$base,
     if (is.null(m)) integer() else m$i, if (is.null(m)) integer() else m$j,
@@ -237,6 +244,7 @@ run_divergence <- function(x, start, spec, control, update_w = TRUE) {
   # the divergences scale as (2^e)^beta
   s <- 2^(e * spec$loss$beta)
   for (f in c("divergence", "objective", "baseline")) fit[[f]] <- fit[[f]] * s
+  fit <- with_violation(fit, e, spec$loss$beta)
   fit$loss_name <- "relative divergence"
   fit
 }
