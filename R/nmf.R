@@ -497,13 +497,15 @@ run_nmf <- function(x, start, method, control, masked = NULL, e = 0,
 # gives (control$tol_reference) and the first violation a run reports are
 # at the data's scale, the core's at x / 2^e.
 violation_at_core <- function(control, e, beta) {
+  e <- e %||% 0
   if (!is.null(control$tol_reference)) {
     control$tol_reference <- control$tol_reference * 2^(-e * (beta - 0.5))
   }
   control
 }
 with_violation <- function(fit, e, beta) {
-  fit$first_violation <- fit$first_violation * 2^(e * (beta - 0.5))
+  if (is.null(fit$first_violation)) return(fit)
+  fit$first_violation <- fit$first_violation * 2^((e %||% 0) * (beta - 0.5))
   fit
 }
 
