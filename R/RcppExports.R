@@ -101,8 +101,8 @@ r_stream_block <- function(x, plan, h, h_plain, threads) {
     .Call(`_nmfkit_r_stream_block`, x, plan, h, h_plain, threads)
 }
 
-r_nmf_streamed <- function(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed) {
-    .Call(`_nmfkit_r_nmf_streamed`, m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed)
+r_nmf_streamed <- function(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed, beta) {
+    .Call(`_nmfkit_r_nmf_streamed`, m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed, beta)
 }
 
 r_nmf_online <- function(m, n, x2, stored, start, len, read, w, h, method, control, callback, penalty, fixed, forget) {

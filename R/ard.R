@@ -157,8 +157,9 @@ ard_refine <- function(model, x, ard, loss, control, call) {
   top <- max(lambda) - r$floor
   active <- (lambda - r$floor) > ard$prune * top
   if (!any(active)) active[which.max(lambda)] <- TRUE
-  baseline <- if (beta == 2) sum(xs^2) / 2 else model$baseline / 2^(beta * e)
-  rel <- if (beta == 2) sqrt(r$divergence / baseline) else
+  frobenius <- identical(loss$core, "frobenius")
+  baseline <- if (frobenius) sum(xs^2) / 2 else model$baseline / 2^(beta * e)
+  rel <- if (frobenius) sqrt(r$divergence / baseline) else
     r$divergence / baseline
   W <- scale_data(r$W, -(e %/% 2))[, active, drop = FALSE]
   H <- scale_data(r$H, -(e - e %/% 2))[active, , drop = FALSE]
@@ -184,7 +185,7 @@ ard_refine <- function(model, x, ard, loss, control, call) {
   model$loss <- rel
   model$iterations <- r$iterations
   model$status <- r$status
-  if (beta != 2) {
+  if (!frobenius) {
     model$divergence <- r$divergence[length(r$divergence)] * 2^(beta * e)
     model$objective <- model$divergence
   }

@@ -53,11 +53,11 @@
 #'   `keep_data = FALSE` (a Poisson parametric bootstrap needs none).
 #' @param control Settings of the refits, from [nmf_control()]; by default
 #'   the fit's own with at most 50 iterations. A replicate starts at the
-#'   fit, an optimum for data close to its own, and its stopping rule is
-#'   relative to its first iteration's (small) violation, so it would run
-#'   to `max_iter` polishing what it has; on a 2,000 x 1,000 rank-10
-#'   problem, 20 iterations moved a KL replicate's `W` to within 2 % of its
-#'   distance from the fit to the 300-iteration answer.
+#'   fit, an optimum for data close to its own, so its stopping rule is
+#'   relative to the fit's own first violation (`control$tol_reference`,
+#'   the fit's `first_violation`), not to its own first iteration's, which
+#'   is small already: relative to that, every KL replicate ran to
+#'   `max_iter`.
 #' @param min_cosine Matched cosine similarity from which a component
 #'   counts as recovered in a replicate, in `(0, 1]`.
 #' @return An object of class `nmfkit_bootstrap`: a list with
@@ -107,11 +107,7 @@ nmf_bootstrap <- function(fit, B = 100L, ...,
   type <- check_choice(type)
   level <- check_level(level)
   min_cosine <- check_number(min_cosine, min = 0, max = 1, strict = TRUE)
-  control <- if (is.null(control)) {
-    replace(fit$control, "max_iter", min(fit$control$max_iter, 50L))
-  } else {
-    check_control(control, fn = "nmf")
-  }
+  control <- bootstrap_control(fit, control)
   if (!is.null(fit$entry_weights)) {
     abort_nmfkit(c("{.fn nmf_bootstrap} refits complete data: {.arg fit} was fitted with missing entries, a mask or weights.",
                    "i" = "Fit the data without them, or impute the missing entries first."),
@@ -148,6 +144,23 @@ nmf_bootstrap <- function(fit, B = 100L, ...,
   structure(out, class = "nmfkit_bootstrap")
 }
 
+
+# The replicates' settings: the fit's own (at most 50 iterations) or
+# `control`; their stopping rule is relative to the fit's own first
+# violation (a replicate starts at the fit, whose first violation is far
+# smaller: relative to it every KL replicate ran to the cap).
+bootstrap_control <- function(fit, control, call = rlang::caller_env()) {
+  control <- if (is.null(control)) {
+    replace(fit$control, "max_iter", min(fit$control$max_iter, 50L))
+  } else {
+    check_control(control, fn = "nmf", call = call)
+  }
+  if (is.null(control$tol_reference) && is.numeric(fit$first_violation) &&
+      isTRUE(fit$first_violation > 0)) {
+    control$tol_reference <- fit$first_violation
+  }
+  control
+}
 
 # The data the replicates resample: the fit's, or `x`. A Poisson parametric
 # bootstrap draws from W H alone and needs none.

@@ -25,7 +25,9 @@
 #'   updates `W` then `H` (each by `inner` passes for HALS and MU, solved to
 #'   tolerance for ANLS). The fit stops when the projected-gradient
 #'   violation of the iteration's first passes falls to `tol` times that of
-#'   the first iteration (scikit-learn's rule).
+#'   the first iteration (scikit-learn's rule), or to `tol` times
+#'   `tol_reference` when that is given: the fit's `first_violation`, for a
+#'   fit warm-started from it (as [nmf_bootstrap()]'s replicates are).
 #' * [nmf_stratified()]: an iteration makes `v_updates` shift updates, then
 #'   one multiplicative update of `H` and one of `W` (with
 #'   `update = "hals"`: the shifts' exact update, then `inner` passes over

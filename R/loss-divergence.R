@@ -13,6 +13,7 @@ divergence_loss <- function(name, beta, label, entries, methods = c("auto", "mu"
   new_loss(
     name, beta, label, core = "divergence", entries = entries,
     degree = beta, coef = divergence_solver(beta, solver), methods = methods,
+    streams = TRUE,
     solver = c(auto = solver), draw = draw, positive = beta <= 0, arg = arg,
     score = divergence_score(entries),
     summary = function(object) {

@@ -110,8 +110,13 @@ zeros_counted <- function(x, masked) {
 run_divergence <- function(x, start, spec, control, update_w = TRUE) {
   m <- spec$masked
   e <- spec$exponent %||% 0
-  fit <- r_nmf_divergence(
-    x, start$W, start$H, spec$loss$beta, spec$method, spec$engine,
+  engine <- violation_at_core(spec$engine, e, spec$loss$beta)
+  fit <- if (is_streamed(x)) {
+    # read in blocks (no masks: nmf() refuses them there)
+    run_streamed(x, start, spec$method, engine, spec$penalty,
+                 fixed_counts(spec$fixed), x$nnz, spec$loss$beta)
+  } else r_nmf_divergence(
+    x, start$W, start$H, spec$loss$beta, spec$method, engine,
     progress_callback(control), spec$penalty, fixed_counts(spec$fixed),
     update_w, if (is.null(m)) 1 else m$base,
     if (is.null(m)) integer() else m$i, if (is.null(m)) integer() else m$j,
@@ -122,6 +127,7 @@ run_divergence <- function(x, start, spec, control, update_w = TRUE) {
   for (f in spec$loss$fit_fields) {
     fit[[f]] <- scale_data(fit[[f]], -e * spec$loss$beta)
   }
+  fit <- with_violation(fit, e, spec$loss$beta)
   fit$loss_name <- "relative divergence"
   fit
 }

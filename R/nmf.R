@@ -94,11 +94,18 @@
 #' whole chunks of the `H` update (about `n / 64` columns) and as many as
 #' fit in `control$block_size` bytes (default
 #' [DelayedArray::getAutoBlockSize()], 100 MB). The start is `"random"`
-#' (NNDSVD would need the data in memory); masks, weights, `NA` and the
-#' divergence losses need the data in memory. Under a `future::plan()`
+#' (NNDSVD would need the data in memory); masks, weights and `NA` need the
+#' data in memory. Under `loss = "kl"`, `"is"` or a beta, the block's
+#' columns of `H` are updated as in memory, and `W`, whose coordinate
+#' descent would need whole rows of the data at once, takes one step per
+#' read from sums over the blocks: with `method = "mu"` the in-memory
+#' multiplicative update (the in-memory fit, iteration for iteration), with
+#' KL's `"cd"` a safeguarded Newton step for all of `W` at once, which
+#' reaches the in-memory fit's optimum (to about `1e-8` in divergence) in
+#' more iterations. Under a `future::plan()`
 #' other than `sequential`, each pass runs one future per block: the
 #' worker reads its block itself (a file-backed matrix travels as its path)
-#' and returns its `H` columns and sums (`k x m` and `k x k`), which are
+#' and returns its `H` columns and sums (`k x m` and `k x k` or `k`), which are
 #' added in block order, so every plan gives the same bits. See
 #' [write_tenx()] to put a `dgCMatrix` on disk, and
 #' the article "Data larger than memory".
@@ -113,7 +120,9 @@
 #' pass (the batches' errors as they were solved) and a last one, the exact
 #' error of the result after a final pass that solves every column of `H`
 #' given the final `W`. It works on data in memory and read in blocks
-#' alike (the same mini-batches, the same fit).
+#' alike (the same mini-batches, the same fit), and gives the same fit for
+#' a matrix and its `dgCMatrix` copy (the batches are read sparse below
+#' 25 % nonzero entries, whatever the storage).
 #'
 #' @section Penalties and fixed components:
 #' `penalty = c(l1_W = , l1_H = , l2_W = , l2_H = )` (or `l1 =`, `l2 =`
@@ -313,7 +322,7 @@ nmf <- function(x, rank,
                  image_dim = attr(x, "image_dim"), loss = loss,
                  penalty = penalty, fixed = fixed)
     fit <- fit_variant("nmf", xfit, rank, init, control, nrun, keep_data,
-                       spec, call, data = x,
+                       spec, call, data = if (streamed) data else x,
                        scan = if (is.null(masked)) checked$scan,
                        dimnames = dimnames(x))
     if (!is.null(ard)) fit <- ard_refine(fit, x, ard, loss, control, call)
@@ -331,6 +340,10 @@ nmf <- function(x, rank,
     }
     # mini-batches of the data in memory are read as blocks too
     if (!streamed) xfit <- memory_blocks(xfit)
+    # in the form the data's share of nonzeros chooses (as method "auto"),
+    # never their storage: the passes' cost rule counts the blocks' stored
+    # entries, so a matrix and its dgCMatrix copy give the same fit
+    xfit$sparse <- nonzero_share(xfit) < 0.25
   }
   # what the core runs: with method "auto" on sparse data (by the share of
   # nonzeros, not the storage), accelerated HALS with the passes over each
@@ -403,6 +416,13 @@ declare_variant(
     forget = setting(0.01, function(x, arg, call) {
       check_number(x, min = 0, max = 1, strict = TRUE, arg = arg,
                    call = call, what = "control")
+    }),
+    # the violation `tol` is relative to (default: the fit's own first
+    # iteration's): a warm start from a fit passes the fit's
+    # `first_violation`, as nmf_bootstrap()'s replicates do
+    tol_reference = setting(NULL, function(x, arg, call) {
+      check_number(x, min = 0, strict = TRUE, arg = arg, call = call,
+                   what = "control")
     })
   ),
   # a masked fit keeps every line: its masks and weights are indexed by
@@ -444,7 +464,8 @@ declare_variant(
   },
   model = function(fit, spec) {
     out <- list(method = spec$method, image_dim = spec$image_dim,
-                loss_function = spec$loss$name, beta = spec$loss$beta)
+                loss_function = spec$loss$name, beta = spec$loss$beta,
+                first_violation = fit$first_violation)
     out[spec$loss$fit_fields] <- fit[spec$loss$fit_fields]
     if (any(spec$penalty > 0)) out$penalty <- spec$penalty
     if (!is.null(spec$fixed)) out$fixed <- fixed_counts(spec$fixed)
@@ -459,7 +480,7 @@ declare_variant(
 # (the divergence is infinite otherwise and no update can leave it):
 # "nndsvd" keeps zeros, and a user's factors may have them.
 check_divergence_start <- function(x, start, init, spec) {
-  bad <- r_zero_fits(x, start$W, start$H)
+  bad <- zero_fits(x, start$W, start$H)
   if (bad == 0) return(invisible())
   what <- if (is.character(init)) sprintf("init = \"%s\"", init) else
     "the starting factors in init"
@@ -484,6 +505,30 @@ run_nmf <- function(x, start, method, control, masked = NULL, e = 0,
                     penalty = c(0, 0, 0, 0), fixed = c(0L, 0L)) {
   penalty <- as.double(penalty)
   fixed <- as.integer(fixed)
+  control <- violation_at_core(control, e, 2)
+  with_violation(run_nmf_core(x, start, method, control, masked, e, penalty,
+                              fixed), e, 2)
+}
+
+# The projected-gradient violation scales as c^(beta - 1/2) with the data
+# (the factors as c^(1/2), the divergence as c^beta): the reference a user
+# gives (control$tol_reference) and the first violation a run reports are
+# at the data's scale, the core's at x / 2^e.
+violation_at_core <- function(control, e, beta) {
+  e <- e %||% 0
+  if (!is.null(control$tol_reference)) {
+    control$tol_reference <- control$tol_reference * 2^(-e * (beta - 0.5))
+  }
+  control
+}
+with_violation <- function(fit, e, beta) {
+  if (is.null(fit$first_violation)) return(fit)
+  fit$first_violation <- fit$first_violation * 2^((e %||% 0) * (beta - 0.5))
+  fit
+}
+
+run_nmf_core <- function(x, start, method, control, masked, e, penalty,
+                         fixed) {
   if (is_streamed(x)) {
     # the stored entries the passes' cost rule counts: those of the sparse
     # form (as the in-memory fit, which runs sparse data, or dense data

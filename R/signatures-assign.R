@@ -106,7 +106,7 @@ fit_factors <- function(fit, arg = rlang::caller_arg(fit),
   }
   if (inherits(fit, "nmfkit") && is.matrix(fit$W) && is.matrix(fit$H)) {
     data <- fit$data
-    if (inherits(data, "nmfkit_blocks") || is_delayed(data)) data <- NULL
+    if (is_streamed(data) || is_delayed(data)) data <- NULL
     return(list(W = fit$W, H = fit$H, data = data,
                 dimnames = list(rownames(fit$W), colnames(fit$H))))
   }

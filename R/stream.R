@@ -152,6 +152,7 @@ read_cols <- function(x, j0, len) {
     if (x$sparse) block <- dense_as_dgc(block)
   } else {
     block@Dimnames <- list(NULL, NULL)
+    if (!x$sparse) block <- as.matrix(block)
   }
   scale_data(block, x$e)
 }
@@ -360,14 +361,15 @@ kept_lines.nmfkit_blocks <- function(x, keep) {
   x
 }
 
-# One run of the streamed fit (Frobenius loss) from `start`: the core's
-# driver asks for a pass over the blocks per iteration (plus one for the
-# start). Under a sequential future plan the blocks are read here, one at
-# a time; under any other plan each pass is one future per block
-# (stream_pass()). Either way the blocks' terms are summed in block order,
-# so every plan gives the same bits.
+# One run of the streamed fit from `start`, under the Frobenius loss (beta
+# 2) or a beta-divergence (method "cd" or "mu"): the core's driver asks for
+# a pass over the blocks per iteration (plus those for the start). Under a
+# sequential future plan the blocks are read here, one at a time; under any
+# other plan each pass is one future per block (stream_pass()). Either way
+# the blocks' terms are summed in block order, so every plan gives the same
+# bits.
 run_streamed <- function(x, start, method, control, penalty, fixed,
-                         stored) {
+                         stored, beta = 2) {
   layout <- block_layout(x, control$block_size)
   read <- function(b) read_cols(x, layout$start[b], layout$len[b])
   pass <- if (!inherits(future::plan(), "sequential")) {
@@ -378,7 +380,24 @@ run_streamed <- function(x, start, method, control, penalty, fixed,
   r_nmf_streamed(nrow(x), ncol(x), x$x2 * 4^(-x$e), stored, layout$start,
                  layout$len, read, pass, start$W, start$H, method, control,
                  progress_callback(control), as.double(penalty),
-                 as.integer(fixed))
+                 as.integer(fixed), as.double(beta))
+}
+
+# The entries x > 0 where W H is not positive (a start with infinite
+# divergence), for data in memory or read in blocks (H cut to each block).
+zero_fits <- function(x, W, H) UseMethod("zero_fits")
+
+#' @export
+zero_fits.default <- function(x, W, H) r_zero_fits(x, W, H)
+
+#' @export
+zero_fits.nmfkit_blocks <- function(x, W, H) {
+  layout <- block_layout(x)
+  sum(vapply(seq_along(layout$start), function(b) {
+    cols <- layout$start[b] + seq_len(layout$len[b])
+    r_zero_fits(read_cols(x, layout$start[b], layout$len[b]), W,
+                H[, cols, drop = FALSE])
+  }, numeric(1)))
 }
 
 # One pass as futures: block b's columns of H (and of the plain iterate,

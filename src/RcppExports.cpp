@@ -424,8 +424,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // r_nmf_streamed
-Rcpp::List r_nmf_streamed(int m, int n, double x2, double stored, Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read, SEXP pass, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed);
-RcppExport SEXP _nmfkit_r_nmf_streamed(SEXP mSEXP, SEXP nSEXP, SEXP x2SEXP, SEXP storedSEXP, SEXP startSEXP, SEXP lenSEXP, SEXP readSEXP, SEXP passSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP) {
+Rcpp::List r_nmf_streamed(int m, int n, double x2, double stored, Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read, SEXP pass, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, double beta);
+RcppExport SEXP _nmfkit_r_nmf_streamed(SEXP mSEXP, SEXP nSEXP, SEXP x2SEXP, SEXP storedSEXP, SEXP startSEXP, SEXP lenSEXP, SEXP readSEXP, SEXP passSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP betaSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -444,7 +444,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_streamed(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed));
+    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_streamed(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed, beta));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -615,7 +616,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf_stratified", (DL_FUNC) &_nmfkit_r_nmf_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {"_nmfkit_r_stream_block", (DL_FUNC) &_nmfkit_r_stream_block, 5},
-    {"_nmfkit_r_nmf_streamed", (DL_FUNC) &_nmfkit_r_nmf_streamed, 15},
+    {"_nmfkit_r_nmf_streamed", (DL_FUNC) &_nmfkit_r_nmf_streamed, 16},
     {"_nmfkit_r_nmf_online", (DL_FUNC) &_nmfkit_r_nmf_online, 15},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
     {"_nmfkit_r_set_simd", (DL_FUNC) &_nmfkit_r_set_simd, 1},

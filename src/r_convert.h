@@ -52,7 +52,9 @@ inline bool ctrl_has(const Rcpp::List& c, const char* name) {
 /// `extrapolate` is read when present (nmf() fills it in, nmf_joint() leaves
 /// it out; the masked solver does not extrapolate). `penalty` is
 /// c(l1_W, l1_H, l2_W, l2_H), relative to the data (NmfParams::pen_w), and
-/// `fixed` c(fixed_w, fixed_h), the leading components held fixed.
+/// `fixed` c(fixed_w, fixed_h), the leading components held fixed;
+/// `tol_reference`, when set, the violation the stopping rule is relative
+/// to (at the scale of the data the core sees).
 inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
                                     const std::string& method,
                                     const Rcpp::NumericVector& penalty,
@@ -84,6 +86,8 @@ inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
   p.pen_h = {penalty[1], penalty[3]};
   p.fixed_w = fixed[0];
   p.fixed_h = fixed[1];
+  if (ctrl_has(control, "tol_reference"))
+    p.reference_violation = ctrl_dbl(control, "tol_reference");
   return p;
 }
 
@@ -268,6 +272,8 @@ inline nmfkit::DivParams div_params(const Rcpp::List& control,
   p.pen_h = {penalty[1], penalty[3]};
   p.fixed_w = fixed[0];
   p.fixed_h = fixed[1];
+  if (ctrl_has(control, "tol_reference"))
+    p.reference_violation = ctrl_dbl(control, "tol_reference");
   return p;
 }
 
@@ -284,7 +290,12 @@ inline Rcpp::List stream_plan_list(const nmfkit::StreamPlan& p) {
       Rcpp::Named("terms") = Rcpp::NumericVector::create(
           p.terms.l1, p.terms.l2, static_cast<double>(p.terms.fixed)),
       Rcpp::Named("update") = p.update, Rcpp::Named("push") = p.push,
-      Rcpp::Named("beta") = p.beta);
+      Rcpp::Named("beta") = p.beta,
+      Rcpp::Named("divergence") = p.loss.kind == nmfkit::LossKind::divergence,
+      Rcpp::Named("loss_beta") = p.loss.beta,
+      Rcpp::Named("loss_method") = static_cast<int>(p.loss.method),
+      Rcpp::Named("loss_inner") = p.loss.inner,
+      Rcpp::Named("wt_push") = p.wt_push);
 }
 inline nmfkit::StreamPlan stream_plan(const Rcpp::List& l) {
   nmfkit::StreamPlan p;
@@ -303,6 +314,16 @@ inline nmfkit::StreamPlan stream_plan(const Rcpp::List& l) {
   p.update = Rcpp::as<bool>(l["update"]);
   p.push = Rcpp::as<bool>(l["push"]);
   p.beta = Rcpp::as<double>(l["beta"]);
+  p.loss.kind = Rcpp::as<bool>(l["divergence"])
+                    ? nmfkit::LossKind::divergence
+                    : nmfkit::LossKind::frobenius;
+  p.loss.beta = Rcpp::as<double>(l["loss_beta"]);
+  const int div_method = Rcpp::as<int>(l["loss_method"]);
+  if (div_method < 0 || div_method > 1)
+    throw std::invalid_argument("stream plan: unknown divergence method");
+  p.loss.method = static_cast<nmfkit::DivMethod>(div_method);
+  p.loss.inner = Rcpp::as<int>(l["loss_inner"]);
+  p.wt_push = Rcpp::as<nmfkit::Mat>(l["wt_push"]);
   return p;
 }
 
@@ -329,10 +350,22 @@ inline Rcpp::List result_list(const nmfkit::Result& r) {
       Rcpp::Named("status") = std::string(nmfkit::status_name(r.status)));
 }
 
+/// result_list() of a divergence fit, with its divergence, objective and
+/// baseline.
+inline Rcpp::List div_result_list(const nmfkit::DivResult& r) {
+  Rcpp::List out = result_list(r);
+  out["divergence"] = r.divergence;
+  out["objective"] = r.objective;
+  out["baseline"] = r.baseline;
+  out["first_violation"] = r.first_violation;
+  return out;
+}
+
 /// result_list() of nmf() and nmf_masked(), with the penalised objective.
 inline Rcpp::List nmf_result_list(const nmfkit::NmfResult& r) {
   Rcpp::List out = result_list(r);
   out["objective"] = r.objective;
+  out["first_violation"] = r.first_violation;
   return out;
 }
 

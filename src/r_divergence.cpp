@@ -10,11 +10,14 @@ namespace {
 // The data as CountData (nonzero entries by column and by row) with the
 // entry weights of the R layer's masked_setup(), when `i` is not empty:
 // base weight 0 or 1 and the exceptions as 0-based rows i, columns j,
-// weight offsets delta and data values.
+// weight offsets delta and data values. With `hooks`, the set-up is
+// interruptible (a masked fit's weights take seconds on large data): an
+// interrupt is re-raised here.
 nmfkit::CountData counts(SEXP x, double base, const Rcpp::IntegerVector& i,
                          const Rcpp::IntegerVector& j,
                          const Rcpp::NumericVector& delta,
-                         const Rcpp::NumericVector& value, int threads) {
+                         const Rcpp::NumericVector& value, int threads,
+                         nmfkit_r::RHooks* hooks = nullptr) {
   const bool weighted = i.size() > 0 || base != 1.0;
   nmfkit::EntryWeights a;
   if (weighted) {
@@ -26,17 +29,22 @@ nmfkit::CountData counts(SEXP x, double base, const Rcpp::IntegerVector& i,
                                       : Rcpp::as<nmfkit_r::MapMat>(x).rows();
     const Eigen::Index n = Rf_isS4(x) ? Rcpp::as<nmfkit_r::MapSp>(x).cols()
                                       : Rcpp::as<nmfkit_r::MapMat>(x).cols();
+    if (hooks != nullptr && hooks->check_interrupt()) hooks->finish();
     a = nmfkit::entry_weights(m, n, base, iv, jv, dv, vv);
   }
   const nmfkit::EntryWeights* ap = weighted ? &a : nullptr;
   nmfkit::CountData c;
+  bool done;
   if (Rf_isS4(x)) {
     const nmfkit_r::MapSp xs = Rcpp::as<nmfkit_r::MapSp>(x);
-    nmfkit::detail::fill_count_data(c, xs, ap, threads);
+    done = nmfkit::detail::fill_count_data(c, xs, ap, threads, hooks);
   } else {
     const nmfkit_r::MapMat xd = Rcpp::as<nmfkit_r::MapMat>(x);
-    c = nmfkit::count_data(nmfkit::DenseData(xd), ap, threads);
+    if (hooks != nullptr && hooks->check_interrupt()) hooks->finish();
+    const nmfkit::SpMat s = nmfkit::DenseData(xd).dense().sparseView(0.0, 0.0);
+    done = nmfkit::detail::fill_count_data(c, s, ap, threads, hooks);
   }
+  if (!done && hooks != nullptr) hooks->finish();
   return c;
 }
 
@@ -54,15 +62,12 @@ Rcpp::List r_nmf_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
   nmfkit::DivParams p =
       nmfkit_r::div_params(control, method, beta, penalty, fixed);
   p.update_w = update_w;
-  const nmfkit::CountData c = counts(x, base, i, j, delta, value, p.threads);
   nmfkit_r::RHooks hooks(callback);
+  const nmfkit::CountData c =
+      counts(x, base, i, j, delta, value, p.threads, &hooks);
   const nmfkit::DivResult r = nmfkit::nmf_divergence(c, w, h, p, hooks);
   hooks.finish();
-  Rcpp::List out = nmfkit_r::result_list(r);
-  out["divergence"] = r.divergence;
-  out["objective"] = r.objective;
-  out["baseline"] = r.baseline;
-  return out;
+  return nmfkit_r::div_result_list(r);
 }
 
 // sum a d_beta(x | W H) with the entry weights as for r_nmf_divergence.

@@ -20,7 +20,10 @@ Rcpp::List block_sums_list(const nmfkit::BlockSums& s) {
       Rcpp::Named("viol") = s.viol, Rcpp::Named("cross") = s.cross,
       Rcpp::Named("pen") = s.pen, Rcpp::Named("hht") = s.hht,
       Rcpp::Named("bw") = s.bw, Rcpp::Named("hht_push") = s.hht_push,
-      Rcpp::Named("bw_clamp") = s.bw_clamp);
+      Rcpp::Named("bw_clamp") = s.bw_clamp, Rcpp::Named("div") = s.div,
+      Rcpp::Named("wnum") = s.wnum, Rcpp::Named("wden") = s.wden,
+      Rcpp::Named("wnum_push") = s.wnum_push,
+      Rcpp::Named("wden_push") = s.wden_push);
 }
 
 nmfkit::BlockSums block_sums(const Rcpp::List& l) {
@@ -32,6 +35,11 @@ nmfkit::BlockSums block_sums(const Rcpp::List& l) {
   s.bw = Rcpp::as<Mat>(l["bw"]);
   s.hht_push = Rcpp::as<Mat>(l["hht_push"]);
   s.bw_clamp = Rcpp::as<Mat>(l["bw_clamp"]);
+  s.div = Rcpp::as<double>(l["div"]);
+  s.wnum = Rcpp::as<Mat>(l["wnum"]);
+  s.wden = Rcpp::as<Mat>(l["wden"]);
+  s.wnum_push = Rcpp::as<Mat>(l["wnum_push"]);
+  s.wden_push = Rcpp::as<Mat>(l["wden_push"]);
   return s;
 }
 
@@ -191,7 +199,8 @@ Rcpp::List r_stream_block(SEXP x, Rcpp::List plan, Rcpp::NumericMatrix h,
 
 // The streamed fit of an m x n matrix in column blocks (0-based `start`,
 // `len`), ||X||^2 = x2 with `stored` stored entries: `read` or `pass` as for
-// RSource; the rest as r_nmf().
+// RSource; the rest as r_nmf(), and under a beta-divergence (beta != 2) as
+// r_nmf_divergence() (method "cd" or "mu").
 // [[Rcpp::export]]
 Rcpp::List r_nmf_streamed(int m, int n, double x2, double stored,
                           Rcpp::IntegerVector start, Rcpp::IntegerVector len,
@@ -200,11 +209,20 @@ Rcpp::List r_nmf_streamed(int m, int n, double x2, double stored,
                           const Eigen::Map<Eigen::MatrixXd> h,
                           std::string method, Rcpp::List control,
                           SEXP callback, Rcpp::NumericVector penalty,
-                          Rcpp::IntegerVector fixed) {
+                          Rcpp::IntegerVector fixed, double beta) {
+  nmfkit_r::RHooks hooks(callback);
+  const int threads = nmfkit_r::ctrl_int(control, "threads");
+  RSource source(m, n, x2, stored, start, len, read, pass, threads, hooks);
+  if (beta != 2.0) {
+    const nmfkit::DivParams p =
+        nmfkit_r::div_params(control, method, beta, penalty, fixed);
+    const nmfkit::DivResult r =
+        nmfkit::nmf_divergence_streamed(source, w, h, p, hooks);
+    hooks.finish();
+    return nmfkit_r::div_result_list(r);
+  }
   const nmfkit::NmfParams p =
       nmfkit_r::nmf_params(control, method, penalty, fixed);
-  nmfkit_r::RHooks hooks(callback);
-  RSource source(m, n, x2, stored, start, len, read, pass, p.threads, hooks);
   const nmfkit::NmfResult r = nmfkit::nmf_streamed(source, w, h, p, hooks);
   hooks.finish();
   return nmfkit_r::nmf_result_list(r);

@@ -177,6 +177,8 @@ test_that("the bad-input table gives classed errors", {
          "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(forget = 0)),
          "nmfkit_error_control"),
+    list("nmf_control", quote(nmf_control(tol_reference = 0)),
+         "nmfkit_error_control"),
     list("nmf_control", quote(nmf_control(extrapolate = NA)),
          "nmfkit_error_control"),
     list("nmf_joint", quote(nmf_joint(x, f$x2, rank = 10,

@@ -150,7 +150,6 @@ test_that("what needs the data in memory is a classed error on streamed data", {
   expect_error(nmf(xd, 3, na = "omit"), class = "nmfkit_error_streamed")
   expect_error(nmf(xd, 3, weights = x), class = "nmfkit_error_streamed")
   expect_error(nmf(xd, 3, mask = "zeros"), class = "nmfkit_error_streamed")
-  expect_error(nmf(xd, 3, loss = "kl"), class = "nmfkit_error_streamed")
   expect_error(nmf(xd, 3, init = "nndsvda"), class = "nmfkit_error_init")
   neg <- x
   neg[2, 3] <- -1
@@ -229,4 +228,25 @@ test_that("online NMF: passes over mini-batches, in memory and on disk alike", {
   expect_error(nmf(xs, 6, method = "online",
                    control = nmf_control(forget = 0)),
                class = "nmfkit_error")
+})
+
+test_that("online NMF: a matrix and its dgCMatrix copy give the same fit", {
+  # the mini-batches' form (and so the passes' cost rule) follows the share
+  # of nonzeros, never the storage: one case on each side of 25 %
+  for (density in c(0.1, 0.6)) {
+    set.seed(9)
+    w <- matrix(runif(80 * 5), 80) * (runif(400) < density)
+    x <- w %*% matrix(runif(5 * 1500), 5)
+    x[] <- rpois(length(x), 3 * x)
+    xs <- Matrix::Matrix(x, sparse = TRUE)
+    ctrl <- nmf_control(max_iter = 8, tol = 0)
+    set.seed(10)
+    dense <- nmf(x, 5, method = "online", control = ctrl)
+    set.seed(10)
+    sparse <- nmf(xs, 5, method = "online", control = ctrl)
+    expect_identical(sparse$iterations, dense$iterations)
+    expect_identical(sparse$W, dense$W)
+    expect_identical(sparse$H, dense$H)
+    expect_identical(sparse$loss, dense$loss)
+  }
 })

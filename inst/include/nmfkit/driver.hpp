@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -104,17 +105,26 @@ void drive(int max_iter, Hooks& hooks, Result& r, Step&& step,
 
 /// The relative stopping test of the NMF solvers: converged once the
 /// measure (a projected-gradient violation) is at most tol times its value
-/// at the first iteration, or the first value is zero.
+/// at the first iteration, or the first value is zero. With a `reference`
+/// the test is relative to it instead (a warm start, whose own first
+/// violation is already small, stops relative to the fit it started from);
+/// first() is the first measure seen either way, the fit's own reference.
 class RelativeTest {
  public:
-  explicit RelativeTest(double tol) : tol_(tol) {}
+  explicit RelativeTest(double tol,
+                        std::optional<double> reference = std::nullopt)
+      : tol_(tol), reference_(reference) {}
   bool operator()(double measure) {
     if (first_ < 0.0) first_ = measure;
-    return first_ == 0.0 || measure <= tol_ * first_;
+    const double ref = reference_ ? *reference_ : first_;
+    return ref == 0.0 || measure <= tol_ * ref;
   }
+  /// The first measure seen; NaN before any.
+  double first() const { return first_ < 0.0 ? NAN : first_; }
 
  private:
   double tol_;
+  std::optional<double> reference_;
   double first_ = -1.0;
 };
 

@@ -8,6 +8,11 @@
 
 namespace nmfkit {
 
+/// The loss of nmf(): the Frobenius norm 1/2 ||X - WH||^2 (nmf.hpp,
+/// masked.hpp, stream.hpp) or a beta-divergence (divergence.hpp,
+/// stream_divergence.hpp; its exponent beta beside it).
+enum class LossKind { frobenius, divergence };
+
 /// ||X - W H||_F^2 from pieces the solvers already hold:
 /// ||X||^2 - 2 <H, W^T X> + <W^T W, H H^T>, clamped at 0 against rounding.
 inline double sq_error_gram(double x_sq_norm, const Mat& h, const Mat& wtx,

@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "bpp.hpp"
 #include "data.hpp"
 #include "driver.hpp"
+#include "extrapolate.hpp"
 #include "hals.hpp"
 #include "hooks.hpp"
 #include "loss.hpp"
@@ -79,6 +81,9 @@ struct NmfParams {
   /// W and the first fixed_h rows of H never change (bit for bit). fixed_w =
   /// k fixes W: the fit then solves H alone, the NNLS projection of X on W.
   Index fixed_w = 0, fixed_h = 0;
+  /// The violation the stopping rule is relative to (RelativeTest); none:
+  /// the first iteration's.
+  std::optional<double> reference_violation;
 };
 
 /// What nmf() and nmf_masked() return: the fit and its final penalised
@@ -197,48 +202,6 @@ inline double mu_pass(Mat& z, const Mat& g, const Mat& b, double eps,
     }
     return viol;
   }, 2.0 * static_cast<double>(k * k) * z.cols());
-}
-
-/// Ang & Gillis's extrapolation parameters and restart rule (their
-/// Algorithm 1 with beta0 = 0.5, eta = 1.5, gamma = 1.01, gamma_bar = 1.005).
-struct Extrapolation {
-  double beta = 0.5, beta_max = 1.0, beta_prev = 0.5;
-  double best = INFINITY;  // the objective of the current plain iterate
-  /// After an iteration with objective e: true accepts it (beta grows), false
-  /// rejects it (beta shrinks; restart from the plain iterate). An iteration
-  /// that started from a plain iterate (`pushed` false) is a descent step of
-  /// the solver itself and always accepted, so rounding noise in the loss
-  /// of a nearly exact fit cannot stall it.
-  bool accept(double e, bool pushed) {
-    if (pushed && e > best) {
-      beta_max = beta_prev;
-      beta /= 1.5;
-      return false;
-    }
-    best = e;
-    beta_prev = beta;
-    beta = std::min(beta_max, 1.01 * beta);
-    beta_max = std::min(1.0, 1.005 * beta_max);
-    return true;
-  }
-};
-
-/// Ang & Gillis's extrapolated point max(0, z + beta (z - old)) of z (k x
-/// cols) into out; the first `fixed` rows (fixed components) are copied,
-/// never pushed, so they stay bit for bit what they were.
-inline void push_factor(const Mat& z, const Mat& old, double beta,
-                        Index fixed, int threads, Mat& out) {
-  const Index kf = z.rows() - fixed;
-  out.resize(z.rows(), z.cols());
-  Parallel(threads).for_chunks(z.cols(), [&](Index c0, Index len) {
-    out.middleCols(c0, len).topRows(fixed) =
-        z.middleCols(c0, len).topRows(fixed);
-    out.middleCols(c0, len).bottomRows(kf) =
-        (z.middleCols(c0, len).bottomRows(kf) +
-         beta * (z.middleCols(c0, len).bottomRows(kf) -
-                 old.middleCols(c0, len).bottomRows(kf)))
-            .cwiseMax(0.0);
-  }, 10.0 * static_cast<double>(z.size()));
 }
 
 /// Gillis and Glineur's rule (Neural Computation 2012, accelerated HALS,
@@ -369,30 +332,20 @@ NmfResult nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
   // the last finite iterate, restored when an update overflows
   Mat wt_prev, h_prev;
   // With extrapolation, (wt, r.H) are the points an iteration starts from
-  // and (wt_plain, h_plain) the last accepted plain iterate, which is what
-  // the fit returns; plain_loss is its traced loss.
-  Mat wt_plain, h_plain;
+  // and `plain` the last accepted plain iterate, which is what the fit
+  // returns; plain_loss is its traced loss.
+  detail::PlainIterate plain;
   double plain_loss = INFINITY;
-  if (p.extrapolate) {
-    wt_plain = wt;
-    h_plain = r.H;
-  }
-  detail::Extrapolation ex;
-  bool pushed = false;  // (wt, r.H) is a pushed point, not a plain iterate
-  // Pushes stop for good once the violation is within sqrt(tol) of the
-  // first: near the optimum, pushes along the scaling ambiguity of (W, H)
-  // change the loss by rounding only and keep the violation from falling,
-  // so the last stretch to `tol` runs plain.
-  bool pushing = p.extrapolate;
-  double first_viol = -1.0;
-  RelativeTest test(p.tol);
-  // the pushed points are written into these and swapped in: no
-  // allocation per iteration
-  Mat wt_next, h_next;
+  if (p.extrapolate) plain.start(wt, r.H);
+  detail::Extrapolator ex(p.tol);
+  RelativeTest test(p.tol, p.reference_violation);
   // fixed rows (components) are copied, never pushed, so they stay bit for
   // bit what they were
-  auto push = [&](const Mat& z, const Mat& old, Mat& out, Index fixed) {
-    detail::push_factor(z, old, ex.beta, fixed, p.threads, out);
+  auto push_w = [&](const Mat& z, const Mat& old, Mat& out) {
+    detail::push_factor(z, old, ex.beta(), terms.w.fixed, p.threads, out);
+  };
+  auto push_h = [&](const Mat& z, const Mat& old, Mat& out) {
+    detail::push_factor(z, old, ex.beta(), terms.h.fixed, p.threads, out);
   };
   // the objective of the iterate the fit would return now
   double objective = NAN;
@@ -424,44 +377,35 @@ NmfResult nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     // loss's units (sqrt(2 objective / ||X||^2): the loss itself without
     // penalties), so extrapolation stays a descent method on what the fit
     // minimises
-    if (!ex.accept(relative_error(sq + 2.0 * pen, x2), pushed)) {
+    const detail::Verdict v =
+        ex.judge(relative_error(sq + 2.0 * pen, x2), viol);
+    if (v == detail::Verdict::restart) {
       // the pushed point did worse than the plain iterate: start again from
       // the plain iterate (the fit stays where it was), with a smaller beta
-      wt = wt_plain;
-      r.H = h_plain;
+      plain.restore(wt, r.H);
       detail::gram(r.H, hht, p.threads);
-      pushed = false;
       o.loss = plain_loss;
       return o;
     }
     plain_loss = o.loss;
     objective = 0.5 * sq + pen;
     o.converged = test(viol);
-    if (first_viol < 0.0) first_viol = viol;
-    if (pushing && viol <= std::sqrt(p.tol) * first_viol) pushing = false;
-    if (!pushing) {
-      detail::copy_chunks(wt, wt_plain, p.threads);  // what the fit returns
-      detail::copy_chunks(r.H, h_plain, p.threads);
-      pushed = false;
+    if (v == detail::Verdict::keep) {
+      plain.keep(wt, r.H, p.threads);  // what the fit returns
       return o;
     }
-    push(wt, wt_plain, wt_next, terms.w.fixed);
-    push(r.H, h_plain, h_next, terms.h.fixed);
-    wt_plain.swap(wt);  // the plain iterate; wt the pushed point
-    wt.swap(wt_next);
-    h_plain.swap(r.H);
-    r.H.swap(h_next);
+    plain.push(wt, r.H, push_w, push_h);
     detail::gram(r.H, hht, p.threads);
-    pushed = true;
     return o;
   };
   drive(p.max_iter, hooks, r, step, [&]() {
     wt = wt_prev;
     r.H = h_prev;
   });
+  r.first_violation = test.first();
   if (p.extrapolate) {
-    wt = std::move(wt_plain);
-    r.H = std::move(h_plain);
+    wt = std::move(plain.wt);
+    r.H = std::move(plain.h);
   }
   detail::transpose_chunks(wt, r.W, p.threads);
   r.objective = objective;

@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct Result {
   std::vector<double> loss;
   int iterations = 0;
   Status status = Status::max_iter;
+  /// The first iteration's projected-gradient violation (the stopping
+  /// rule's own reference; NaN for solvers without that rule).
+  double first_violation = NAN;
 };
 
 /// Throws std::invalid_argument: the core's answer to input the R layer
