@@ -2,9 +2,7 @@
 # matrix"): loss x source x weighting x verb. Every cell gives the answer of
 # the same data as a dense matrix in memory (same method, same start: equal
 # to 1e-10 relative, the same iterations) or is refused with the classed
-# error its rule in combo_expected() (helper-combinations.R) names. Cells of
-# streamed sources under KL and beta wait for the core's streamed
-# divergences: adding the loss to `combo_streamed_losses` flips them.
+# error its rule in combo_expected() (helper-combinations.R) names.
 
 combo_check_verbs <- function(verbs) {
   skip_if_not_installed("HDF5Array")
@@ -49,11 +47,10 @@ test_that("the expected table covers every cell with equal, n/a or a class", {
                  cells$verb)
   expect_true(all(want %in% c("equal", "n/a") |
                     grepl("^nmfkit_error_", want)))
-  # the streamed divergences are the refusals waiting on the core
+  # the streamed divergences give the in-memory answer
   streamed_div <- cells$source %in% c("hdf5", "tenx", "delayed_op") &
     cells$loss != "frobenius" & cells$weighting == "plain" &
     cells$verb %in% c("nmf", "predict", "nmf_bootstrap", "add_nmf",
                       "methods")
-  expect_true(all(want[streamed_div & cells$verb != "predict"] ==
-                    "nmfkit_error_streamed"))
+  expect_true(all(want[streamed_div] == "equal"))
 })
