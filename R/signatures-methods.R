@@ -52,7 +52,7 @@ print.nmfkit_signatures <- function(x, ...) {
   check_dots_empty()
   cat(sprintf("Mutational signatures: %d %s replicate%s per rank, fitted under %s\n",
               x$nrun, x$resample, if (x$nrun == 1L) "" else "s",
-              loss_label(check_loss(x$loss)$name, check_loss(x$loss)$beta)))
+              check_loss(x$loss)$label))
   r <- x$results
   r$stable <- ifelse(r$stable, "*", "")
   print(format(r, digits = 3), row.names = FALSE)
@@ -178,7 +178,7 @@ print.nmfkit_refit <- function(x, ...) {
                               format(x$alpha)))
   cat(sprintf("Signature refit: %d sample%s on %d signatures, %s loss, %s\n",
               ncol(x$exposures), if (ncol(x$exposures) == 1L) "" else "s",
-              nrow(x$exposures), loss_label(x$loss), sel))
+              nrow(x$exposures), check_loss(x$loss)$label, sel))
   cat(sprintf("reconstruction cosine: mean %.3f, min %.3f\n",
               mean(x$cosine), min(x$cosine)))
   if (x$B > 0) {

@@ -110,12 +110,7 @@ resample_counts <- function(x, how) {
 # argmin_{h >= 0} KL(x | W h) (Poisson NNLS, "kl") or ||x - W h||
 # (NNLS, "frobenius"), by the solvers of predict().
 solve_exposures <- function(x, W, loss, threads = 1L) {
-  h <- if (loss == "kl") {
-    divergence_coef(x, W, list(name = "kl", beta = 1), 1e-12, 2000L,
-                    threads)
-  } else {
-    nnls_coef(x, W, 1e-12, 2000L, threads)
-  }
+  h <- check_loss(loss)$coef(x, W, 1e-12, 2000L, threads)
   h <- as.matrix(h)
   dimnames(h) <- list(colnames(W), colnames(x))
   h

@@ -3,6 +3,8 @@
 # counting test_that() blocks. Exit status 1 on any failure or error.
 Sys.setenv(NOT_CRAN = "true")
 suppressPackageStartupMessages(library(testthat))
+# every file runs, whatever fails before it
+options(testthat.progress.max_fails = Inf)
 res <- testthat::test_dir(
   "tests/testthat", package = "nmfkit", load_package = "installed",
   reporter = testthat::ProgressReporter$new(show_praise = FALSE),

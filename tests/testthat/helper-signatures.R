@@ -113,7 +113,7 @@ signature_contract_rows <- function(env) {
          quote(refit_signatures(sx, sW, assay = NA)),
          "nmfkit_error_assay"),
     list("nmf_signatures", quote(nmf_signatures(sx)),
-         "nmfkit_error_rank"),
+         "nmfkit_error_missing"),
     list("nmf_signatures", quote(nmf_signatures(sxi, 2)),
          "nmfkit_error_counts"),
     list("nmf_signatures", quote(nmf_signatures(sx, 0)),

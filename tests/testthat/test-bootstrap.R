@@ -270,7 +270,8 @@ test_that("bad input gives classed errors", {
   expect_error(tidy(b, "H"), class = "nmfkit_error_choice")
   expect_error(summary(b, level = 2), class = "nmfkit_error_value")
   expect_error(predict(b), class = "nmfkit_error_missing")
-  expect_error(predict(b, d$x[-1, ]), class = "nmfkit_error_dimension")
+  expect_error(predict(b, unname(d$x)[-1, ]),
+               class = "nmfkit_error_dimension")
   expect_error(predict(fit, d$x, interval = "boot"), class = "nmfkit_error_choice")
   expect_error(predict(fit, d$x, interval = "bootstrap", level = 1.5),
                class = "nmfkit_error_value")

@@ -46,7 +46,8 @@ test_that("empty and all-zero data are rejected", {
 
 test_that("rank must be a whole number from 1 to min(dim(x))", {
   x <- small_data()
-  for (r in list(0, -1, 2.5, 21, NA, "3", c(2, 3), Inf)) {
+  # (a pair c(lo, hi) is a range for the rank search: test-rank-search.R)
+  for (r in list(0, -1, 2.5, 21, NA, "3", c(2, 3, 4), c(3, 2), Inf)) {
     expect_error(nmf(x, r), class = "nmfkit_error_rank")
   }
   expect_snapshot(nmf(x, 21), error = TRUE)

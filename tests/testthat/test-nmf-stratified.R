@@ -253,7 +253,7 @@ test_that("bad inputs give classed errors", {
     v_updates = function() nmf_stratified(x, rank = 2, v_updates = -1),
     init = function() nmf_stratified(x, rank = 2, init = list(W = 1)),
     predict_strata = function() predict(fit, xm, strata = rep("z", 24)),
-    predict_rows = function() predict(fit, xm[-1, ], strata = g),
+    predict_rows = function() predict(fit, unname(xm)[-1, ], strata = g),
     predict_list = function() predict(fit, list(q = x$a))
   )
   for (nm in names(cases)) {
@@ -273,7 +273,7 @@ test_that("bad inputs give classed errors", {
     nmf_stratified(xm, strata = replace(g, 3, NA), rank = 2)
     nmf_stratified(x, strata = g, rank = 2)
     predict(fit, xm, strata = rep("z", 24))
-    predict(fit, xm[-1, ], strata = g)
+    predict(fit, unname(xm)[-1, ], strata = g)
   })
 })
 
