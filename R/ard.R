@@ -17,7 +17,19 @@
 #' exponent `gamma(beta)` of Févotte and Idier for L1, `1 / (3 - beta)`
 #' below 2 and `1 / (beta - 1)` from 2 for L2) and then every `lambda_k` in
 #' closed form, so the objective never rises. The relevance of a component
-#' the fit does not use falls to the floor `b / c`; components whose
+#' the fit does not use falls to the floor `b / c`.
+#'
+#' The multiplicative steps stop at a local minimum, and from a random
+#' start at `K` above the data's rank that is often one where a component
+#' of the data is split between two of the fit's (the same row of `H`, two
+#' columns of `W`): both halves carry signal, so neither falls to the
+#' floor, and the fit keeps one component too many. So every 500
+#' iterations, and when they stop, every merge of two active components
+#' (their sum replaced by its best rank-one approximation) and every
+#' removal of one is scored by the MAP objective; the best is made if it
+#' lowers the objective, and the iterations resume from there, until they
+#' converge with no move that lowers it. The objective never rises over
+#' the whole trace, moves included. Components whose
 #' relevance above the floor is at most `prune` times the largest are
 #' pruned: the returned model keeps the others, and its `rank` is the
 #' effective rank.
@@ -40,7 +52,8 @@
 #'   `NULL` for `log(m + n)` (at least 3), the authors' advice. Smaller
 #'   values prune harder. Above 2 for `"l1"`, above 1 for `"l2"`.
 #' @param dispersion `NULL` (estimated) or a positive number `phi`.
-#' @param max_iter Maximum relevance iterations, at least 1.
+#' @param max_iter Maximum relevance iterations in all (moves included), at
+#'   least 1.
 #' @param tol Stop once no relevance changes by more than `tol` times
 #'   itself in an iteration.
 #' @param prune Relative relevance below which a component is pruned, in
@@ -60,7 +73,7 @@
 #' plot(fit$ard)
 #' @export
 ard_prior <- function(prior = c("l1", "l2"), shape = NULL, dispersion = NULL,
-                      max_iter = 5000L, tol = 1e-5, prune = 1e-3) {
+                      max_iter = 20000L, tol = 1e-5, prune = 1e-3) {
   prior <- check_choice(prior)
   if (!is.null(shape)) {
     shape <- check_number(shape, min = if (prior == "l1") 2 else 1,
@@ -150,13 +163,9 @@ ard_refine <- function(model, x, ard, loss, control, call) {
   s0 <- sqrt(mean_x / k)
   W0 <- matrix(stats::runif(m * k, 0, s0), m, k)
   H0 <- matrix(stats::runif(k * n, 0, s0), k, n)
-  r <- r_nmf_ard(xs, W0, H0, beta, ard$prior, a, b, phi, ard$max_iter,
-                 ard$tol, threads, progress_callback(control,
-                                                     total = ard$max_iter))
+  r <- ard_search(xs, W0, H0, ard, beta, a, b, phi, threads, control)
   lambda <- r$lambda
-  top <- max(lambda) - r$floor
-  active <- (lambda - r$floor) > ard$prune * top
-  if (!any(active)) active[which.max(lambda)] <- TRUE
+  active <- ard_active(lambda, r$floor, ard$prune)
   frobenius <- identical(loss$core, "frobenius")
   baseline <- if (frobenius) sum(xs^2) / 2 else model$baseline / 2^(beta * e)
   rel <- if (frobenius) sqrt(r$divergence / baseline) else
@@ -174,8 +183,8 @@ ard_refine <- function(model, x, ard, loss, control, call) {
     dispersion = phi * 2^(beta * e),
     relevance = trace[, ncol(trace)], floor = scale_data(r$floor,
       -ard_lambda_power(ard$prior) * e),
-    active = active, trace = trace, objective = r$loss,
-    iterations = r$iterations, status = r$status,
+    active = active, trace = trace, objective = r$loss, stage = r$stage,
+    moves = r$moves, iterations = r$iterations, status = r$status,
     first_stage = list(iterations = model$iterations, status = model$status),
     rank_max = k
   ), class = "nmfkit_ard")
@@ -197,6 +206,145 @@ ard_refine <- function(model, x, ard, loss, control, call) {
   model
 }
 
+# The components kept: relevance above the floor by more than `prune`
+# times the largest's (at least one).
+ard_active <- function(lambda, floor, prune) {
+  active <- (lambda - floor) > prune * (max(lambda) - floor)
+  if (!any(active)) active[which.max(lambda)] <- TRUE
+  active
+}
+
+# The relevance iterations with moves between their runs. The
+# multiplicative steps find a local minimum of the MAP objective, and from
+# a random start at K > r components it is often one where a planted
+# component is split in two (the same row of H, two columns of W; both
+# halves carry signal, so neither falls to the floor): on rank-2 data
+# started at K = 6 the split fit ended at objective 1974 where the
+# unsplit one reaches 1349 (bench/README.md, "Rank"). So when a run
+# converges, every merge of two active components (their sum replaced by
+# its best rank-one approximation) and every removal of one is scored by
+# the objective, and the best move is made only if it lowers the
+# objective; the next run starts there. Each run's steps never raise the
+# objective, and neither does a move, so the whole trace never rises.
+# Returns the last run with the runs' traces joined: `stage` numbers the
+# run of each iteration, `moves` what was done between them.
+ard_search <- function(xs, W, H, ard, beta, a, b, phi, threads, control,
+                       chunk = 500L) {
+  m <- nrow(xs)
+  n <- ncol(xs)
+  k <- ncol(W)
+  cst <- if (ard$prior == "l1") m + n + a + 1 else (m + n) / 2 + a + 1
+  # the iterations run in chunks (a run restarted from its W, H continues
+  # it exactly: lambda is the closed form of W, H), with the moves tried
+  # after each, so a split is undone as soon as the merge pays
+  run <- function(W, H, iters) {
+    r_nmf_ard(xs, W, H, beta, ard$prior, a, b, phi, iters, ard$tol,
+              threads, progress_callback(control, total = ard$max_iter))
+  }
+  objective <- function(W, H) {
+    none <- integer()
+    div <- r_divergence(xs, W, H, beta, threads, 1, none, none, double(),
+                        double())
+    div / phi + cst * sum(log(ard_norms(W, H, ard$prior) + b)) +
+      k * cst * (1 - log(cst))
+  }
+  runs <- list()
+  moves <- character()
+  at <- integer()
+  stage <- 1L
+  used <- 0L
+  repeat {
+    r <- run(W, H, min(chunk, ard$max_iter - used))
+    used <- used + as.integer(r$iterations)
+    r$stage <- rep(stage, r$iterations)
+    runs <- c(runs, list(r))
+    if (r$status %in% c("interrupted", "numerical_error")) break
+    W <- r$W
+    H <- r$H
+    act <- which(ard_active(r$lambda, r$floor, ard$prune))
+    best <- if (length(act) >= 2L && length(r$loss)) {
+      ard_best_move(r, act, objective, ard$prior)
+    }
+    # (the objective is in nats, so a margin of 1e-6 is scale-free)
+    if (!is.null(best) && best$objective < r$loss[length(r$loss)] - 1e-6) {
+      moves <- c(moves, best$what)
+      at <- c(at, used)
+      W <- best$W
+      H <- best$H
+      stage <- stage + 1L
+    } else if (r$status == "converged" || used >= ard$max_iter) {
+      break
+    }
+    if (used >= ard$max_iter) break
+  }
+  r$loss <- unlist(lapply(runs, `[[`, "loss"))
+  r$divergence <- unlist(lapply(runs, `[[`, "divergence"))
+  r$lambda_trace <- do.call(cbind, lapply(runs, `[[`, "lambda_trace"))
+  r$stage <- unlist(lapply(runs, `[[`, "stage"))
+  r$iterations <- used
+  r$moves <- moves
+  r
+}
+
+# The penalty's f of every component (ard.hpp's ard_norms()).
+ard_norms <- function(W, H, prior) {
+  if (prior == "l1") colSums(W) + rowSums(H) else
+    (colSums(W^2) + rowSums(H^2)) / 2
+}
+
+# Every merge of two active components and every removal of one, scored
+# by the objective; the lowest (NULL when none is finite).
+ard_best_move <- function(r, act, objective, prior) {
+  W <- r$W
+  H <- r$H
+  cand <- list()
+  for (j in act) {
+    W1 <- W
+    H1 <- H
+    W1[, j] <- 0
+    H1[j, ] <- 0
+    cand[[length(cand) + 1L]] <- list(W = W1, H = H1,
+                                     what = sprintf("removed %d", j))
+  }
+  pairs <- utils::combn(act, 2)
+  for (p in seq_len(ncol(pairs))) {
+    i <- pairs[1, p]
+    j <- pairs[2, p]
+    one <- rank_one_sum(W[, c(i, j)], H[c(i, j), ], prior)
+    W1 <- W
+    H1 <- H
+    W1[, i] <- one$w
+    H1[i, ] <- one$h
+    W1[, j] <- 0
+    H1[j, ] <- 0
+    cand[[length(cand) + 1L]] <- list(W = W1, H = H1,
+                                     what = sprintf("merged %d and %d", i, j))
+  }
+  obj <- vapply(cand, function(cd) objective(cd$W, cd$H), numeric(1))
+  if (!any(is.finite(obj))) return(NULL)
+  best <- which.min(replace(obj, !is.finite(obj), Inf))
+  c(cand[[best]], objective = obj[best])
+}
+
+# The best rank-one approximation of w1 h1' + w2 h2' (nonnegative: the
+# leading singular vectors of a nonnegative matrix are, Perron-Frobenius),
+# from the 2 x 2 core of the QR factors, scaled so that the prior's f is
+# smallest for the product (equal L1 norms for "l1", L2 norms for "l2").
+rank_one_sum <- function(W2, H2, prior) {
+  qw <- qr(W2)
+  qh <- qr(t(H2))
+  core <- qr.R(qw)[, order(qw$pivot), drop = FALSE] %*%
+    t(qr.R(qh)[, order(qh$pivot), drop = FALSE])
+  sv <- svd(core, nu = 1, nv = 1)
+  u <- abs(qr.Q(qw) %*% sv$u)
+  v <- abs(qr.Q(qh) %*% sv$v)
+  d <- sv$d[1]
+  nw <- if (prior == "l1") sum(u) else sqrt(sum(u^2))
+  nh <- if (prior == "l1") sum(v) else sqrt(sum(v^2))
+  s <- sqrt(d * nh / nw)
+  list(w = as.vector(u) * s, h = as.vector(v) * d / s)
+}
+
 # Relevances scale as c^(1/2) (L1: norms of factors) or c (L2: squares)
 # when the data scale by c.
 ard_lambda_power <- function(prior) if (prior == "l1") 0.5 else 1
@@ -209,8 +357,13 @@ print.nmfkit_ard <- function(x, ...) {
   cat(sprintf("shape %s, scale %s, dispersion %s; relevance floor %s\n",
               format(x$shape, digits = 3), format(x$scale, digits = 3),
               format(x$dispersion, digits = 3), format(x$floor, digits = 3)))
-  cat(sprintf("%d iteration%s (%s); final relevances:\n", x$iterations,
+  cat(sprintf("%d iteration%s (%s)", x$iterations,
               if (x$iterations == 1L) "" else "s", x$status))
+  if (length(x$moves)) {
+    cat(sprintf(" in %d runs, between them: %s", length(x$moves) + 1L,
+                paste(x$moves, collapse = "; ")))
+  }
+  cat("; final relevances:\n")
   print(data.frame(component = seq_along(x$relevance),
                    relevance = signif(x$relevance, 3),
                    kept = ifelse(x$active, paste0("nmf", cumsum(x$active)),
@@ -230,8 +383,13 @@ plot.nmfkit_ard <- function(x, ...) {
                     main = sprintf("ARD relevance: %d of %d components kept",
                                    sum(x$active), x$rank_max))
   graphics::abline(h = x$floor, lty = 2, col = "grey40")
+  starts <- which(diff(x$stage %||% rep(1L, ncol(tr))) != 0) + 1
+  if (length(starts)) graphics::abline(v = starts, lty = 3, col = "grey50")
   graphics::legend("bottomleft", bty = "n", cex = 0.8,
-                   legend = c("kept", "pruned", "floor b / c"),
-                   lty = c(1, 1, 2), col = c("black", "grey60", "grey40"))
+                   legend = c("kept", "pruned", "floor b / c",
+                              if (length(starts)) "merge or removal"),
+                   lty = c(1, 1, 2, if (length(starts)) 3),
+                   col = c("black", "grey60", "grey40",
+                           if (length(starts)) "grey50"))
   invisible(x)
 }

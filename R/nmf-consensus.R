@@ -87,10 +87,11 @@ nmf_consensus <- function(x, rank, nrun = 50L, density_threshold = 0.5,
   call <- match.call()
   original <- if (!missing(x)) x  # input_matrix() reports a missing x
   x <- input_matrix(x, assay)
+  search <- if (!missing(rank)) as_auto_rank(rank, pair = FALSE)
+  if (!is.null(search)) abort_streamed_holdout(x, "nmf_consensus", call = call)
   x <- check_data(x)
   why <- rank_bound(x, original, assay)
   if (missing(rank)) check_rank(rank, min(dim(x)), why = why)
-  search <- as_auto_rank(rank, pair = FALSE)
   if (!is.null(search)) {
     check_dots_named(c("method", "control"), "nmf_consensus")
     path <- rank_search(x, search, nmf, list(...))

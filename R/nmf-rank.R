@@ -41,6 +41,16 @@
 #' average-linkage clustering) and its dispersion (Kim and Park 2007:
 #' `mean(4 * (C - 1/2)^2)`, 1 for a perfectly stable clustering).
 #'
+#' Data read in blocks (a `DelayedMatrix`: HDF5, 10x, delayed operations)
+#' are refused with a `nmfkit_error_streamed`, as by [nmf_tune()] and
+#' `rank = "auto"`: a fit that leaves held-out entries out solves, for
+#' every column, the coefficients with the Gram matrix of the basis over
+#' that column's observed rows (and every row's basis over its observed
+#' columns), one system per column, where a fit read in blocks forms one
+#' Gram matrix `W'W` per pass, shared by all columns, from blocks that
+#' carry no per-entry weights. Choose the rank on a sample of columns held
+#' in memory, then fit it to all the data.
+#'
 #' The fits go through [future.apply::future_lapply()] with
 #' `future.seed = TRUE`, so `future::plan()` chooses where they run
 #' (sequentially, on local workers or on a scheduler through

@@ -47,6 +47,10 @@
 #' `"blocks"` otherwise: one scheme for the whole grid, so every row's
 #' error is comparable.
 #'
+#' Data read in blocks (a `DelayedMatrix`) are refused
+#' (`nmfkit_error_streamed`), for the reason [nmf_rank()] gives: held-out
+#' entries make every column's coefficients solve their own system.
+#'
 #' Held-out errors under different losses are not comparable, so every row
 #' is scored by one loss, `score` (by default the first of `loss`): the
 #' relative error `sqrt(sum((x - pred)^2) / sum(x^2))` over the held-out

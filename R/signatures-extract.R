@@ -39,6 +39,14 @@
 #'    stable rank is chosen, with a warning. The rule's success on planted
 #'    catalogues is in `bench/README.md` ("Signatures").
 #'
+#' With `rank = "auto"` (or [auto_rank()] for a range `lo` to `hi`), the
+#' rank is first found by the adaptive held-out search of [nmf()]'s
+#' `rank = "auto"` on the catalogue itself (held-out entries scored in the
+#' replicates' own loss, by default the Poisson deviance), and the
+#' replicates are drawn at that rank only; the search's path is kept as
+#' `$rank_search` and the chosen rank is the searched one (the stability
+#' rule of 5. is then reported, not applied).
+#'
 #' Replicates go through [future.apply::future_lapply()] with
 #' `future.seed = TRUE` (each draws its resample and start from its own
 #' stream), so `set.seed()` gives the same signatures under every
@@ -48,7 +56,10 @@
 #' @param x A catalogue of counts (whole numbers), contexts x samples: a
 #'   matrix, numeric data frame or `dgCMatrix`, or data in a container
 #'   (see [nmfkit-containers]).
-#' @param rank The ranks to try: one whole number or a range (`2:8`).
+#' @param rank The ranks to try: one whole number or several (`2:8`); or
+#'   `"auto"`, or [auto_rank()] for a range `lo` to `hi`
+#'   (`auto_rank(2, 12)`): the rank found by the held-out search (see
+#'   Details).
 #' @param nrun Replicates per rank, at least 2.
 #' @param resample `"poisson"` or `"multinomial"` (see 1.).
 #' @param loss The loss of the replicates' fits, as in [nmf()]: `"kl"` by
@@ -92,9 +103,12 @@ nmf_signatures <- function(x, rank, nrun = 100L,
                            ..., assay = "counts") {
   call <- match.call()
   x <- input_matrix(x, assay)
+  # rank = "auto": a vector c(lo, hi) would be two ranks to compare here
+  search <- if (!missing(rank)) as_auto_rank(rank, pair = FALSE)
+  if (!is.null(search)) abort_streamed_holdout(x, "nmf_signatures", call = call)
   x <- check_data(x)
   if (missing(rank)) check_rank(rank, min(dim(x)))
-  ranks <- check_ranks(rank, min(dim(x)), arg = "rank")
+  if (is.null(search)) ranks <- check_ranks(rank, min(dim(x)), arg = "rank")
   nrun <- check_count(nrun, min = 2)
   resample <- check_choice(resample)
   check_loss(loss)
@@ -110,6 +124,14 @@ nmf_signatures <- function(x, rank, nrun = 100L,
                                 fn = "nmf")
   args$loss <- loss
   args$init <- "random"
+  path <- NULL
+  if (!is.null(search)) {
+    # the search is the one of nmf(rank = "auto"), on the catalogue itself
+    path <- rank_search(x, search, nmf, args[c("method", "control", "loss")][
+      !vapply(args[c("method", "control", "loss")], is.null, logical(1))],
+      call = call)
+    ranks <- path$rank
+  }
   if (is.null(colnames(x))) colnames(x) <- paste0("sample", seq_len(ncol(x)))
   runs <- consensus_runs(x, ranks, nrun, args, resample = resample)
   fits <- lapply(ranks, function(k) {
@@ -127,9 +149,11 @@ nmf_signatures <- function(x, rank, nrun = 100L,
   )
   results$stable <- results$stability >= stability &
     results$min_stability >= min_stability
-  chosen <- choose_signature_rank(results, cosine_tol)
+  chosen <- if (is.null(path)) choose_signature_rank(results, cosine_tol) else
+    path$rank
   structure(
     list(results = results, rank = chosen, fits = fits, ranks = ranks,
+         rank_search = path,
          nrun = nrun, resample = resample, loss = loss,
          stability = stability, min_stability = min_stability,
          cosine_tol = cosine_tol, level = level,

@@ -56,9 +56,12 @@ print.nmfkit_signatures <- function(x, ...) {
   r <- x$results
   r$stable <- ifelse(r$stable, "*", "")
   print(format(r, digits = 3), row.names = FALSE)
-  cat(sprintf("chosen rank: %d (stable: stability >= %s, minimum >= %s; then the smallest within %s of the largest stable rank's cosine)\n",
-              x$rank, format(x$stability), format(x$min_stability),
-              format(x$cosine_tol)))
+  if (is.null(x$rank_search)) {
+    cat(sprintf("chosen rank: %d (stable: stability >= %s, minimum >= %s; then the smallest within %s of the largest stable rank's cosine)\n",
+                x$rank, format(x$stability), format(x$min_stability),
+                format(x$cosine_tol)))
+  }
+  print_rank_note(x)
   invisible(x)
 }
 

@@ -474,8 +474,9 @@ solve_columns.nmfkit_blocks <- function(x, solve, budget = NULL) {
 # way round.
 abort_streamed_holdout <- function(x, fn, call = rlang::caller_env()) {
   if (!is_delayed(x)) return(invisible(NULL))
-  abort_nmfkit(c("{.fn {fn}} holds out entries of {.arg x} in masked fits, which need {.arg x} in memory.",
+  abort_nmfkit(c("{.fn {fn}} scores ranks on held-out entries, and a fit that leaves entries out cannot read {.arg x} in blocks.",
                  "x" = "{.arg x} is a {.cls {class(x)[1]}}, read in blocks.",
+                 "i" = "Leaving entries out makes every column's coefficients solve their own system (the Gram matrix of the basis over the rows observed in that column), where a fit read in blocks forms one Gram matrix per pass for every column; its blocks carry no per-entry weights.",
                  "i" = "Work on a random sample of columns, e.g. {.code as(x[, sort(sample(ncol(x), 5000))], \"dgCMatrix\")}, then fit the chosen setting to all of {.arg x}."),
                "streamed", call = call)
 }

@@ -54,3 +54,21 @@ test_that("the expected table covers every cell with equal, n/a or a class", {
                       "methods")
   expect_true(all(want[streamed_div] == "equal"))
 })
+
+test_that("held-out verbs refuse data read in blocks and say why", {
+  skip_if_not_installed("DelayedArray")
+  x <- matrix(as.double(withr::with_seed(1, stats::rpois(30 * 20, 5))), 30)
+  dx <- DelayedArray::DelayedArray(x) * 1
+  calls <- list(
+    quote(nmf_rank(dx, 1:2)),
+    quote(nmf_tune(dx, rank = 1:2)),
+    quote(nmf(dx, rank = "auto")),
+    quote(nmf_consensus(dx, rank = "auto", nrun = 2)),
+    quote(nmf_signatures(dx, rank = "auto", nrun = 2)))
+  for (cl in calls) {
+    err <- expect_error(eval(cl), class = "nmfkit_error_streamed",
+                        label = deparse(cl))
+    # the reason: held-out entries make one system per column
+    expect_match(conditionMessage(err), "Gram matrix", label = deparse(cl))
+  }
+})

@@ -78,6 +78,10 @@ test_that("the bad-input table gives classed errors", {
                     bogus = 1)), "nmfkit_error_dots"),
     list("nmf_consensus", quote(nmf_consensus(x, c("auto", "x"))),
          "nmfkit_error_rank"),
+    list("nmf_signatures", quote(nmf_signatures(x, "aut")),
+         "nmfkit_error_rank"),
+    list("nmf_signatures", quote(nmf_signatures(x, c("auto", "x"))),
+         "nmfkit_error_rank"),
     # predict() and residuals() of a fit under KL
     list("predict.nmfkit_nmf", quote(predict(kl, x[1:3, ])),
          "nmfkit_error_dimension"),

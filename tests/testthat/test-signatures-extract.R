@@ -97,3 +97,28 @@ test_that("extraction prints, plots, tidies and decomposes", {
   a <- entry_assignments(sig)
   expect_identical(unique(a$component), colnames(basis(sig)))
 })
+
+test_that("rank = 'auto' finds the planted rank by the held-out search", {
+  skip_on_cran()
+  p <- planted_catalogue(k = 3, n = 40, mutations = 2000, active = 2,
+                         seed = 21)
+  set.seed(1)
+  sig <- nmf_signatures(p$counts, rank = auto_rank(1, 8), nrun = 6)
+  expect_s3_class(sig$rank_search, "nmfkit_rank_search")
+  expect_identical(sig$rank, 3L)
+  expect_identical(sig$ranks, 3L)
+  # the search fitted fewer ranks than the range holds
+  expect_lt(nrow(sig$rank_search$summary), 8)
+  # scored in the replicates' loss (KL: beta 1)
+  expect_identical(sig$rank_search$beta, 1)
+  m <- match_components(p$W, basis(sig))
+  expect_gt(min(m$similarity), 0.95)
+  expect_output(print(sig), "chosen by held-out search")
+  # a vector of two ranks is two ranks to compare, not a range
+  set.seed(1)
+  two <- nmf_signatures(p$counts, rank = c(2, 4), nrun = 4)
+  expect_identical(two$ranks, c(2L, 4L))
+  expect_null(two$rank_search)
+  expect_error(nmf_signatures(p$counts, rank = "automatic", nrun = 4),
+               class = "nmfkit_error_rank")
+})
