@@ -16,27 +16,86 @@ planted_ard <- function(k, m = 60, n = 50, noise = 0.02, loss = "frobenius",
   })
 }
 
-test_that("ARD leaves the planted rank active (KL; dense, sparse)", {
+# Planted rank k at high SNR: W0, H0 Exp(1) with `zero` of their entries
+# 0 (the diagonal 1, so every component is used), W0 H0 of mean 10;
+# Frobenius: Gaussian noise of sd 1 everywhere, clipped at 0; KL: Poisson
+# counts of mean `depth` x W0 H0 / 10. "sparse": sparser factors and
+# (KL) a depth of 1 count per entry, the data a dgCMatrix (40-80 % zeros).
+planted_high_snr <- function(k, loss, sparse, seed, m = 100, n = 80) {
+  withr::with_seed(seed, {
+    zero <- if (sparse) 0.6 else 0.4
+    W <- matrix(stats::rexp(m * k), m) * (stats::runif(m * k) > zero)
+    H <- matrix(stats::rexp(k * n), k) * (stats::runif(k * n) > zero)
+    W[cbind(seq_len(k), seq_len(k))] <- 1
+    H[cbind(seq_len(k), seq_len(k))] <- 1
+    mu <- W %*% H
+    mu <- mu * 10 / mean(mu)
+    x <- if (loss == "kl") {
+      matrix(as.double(stats::rpois(m * n, mu * if (sparse) 0.1 else 10)), m)
+    } else {
+      pmax(mu + matrix(stats::rnorm(m * n), m), 0)
+    }
+  })
+  if (sparse) Matrix::Matrix(x, sparse = TRUE) else x
+}
+
+test_that("ARD started at K = 2r + 2 leaves exactly r active (r = 2, 3, 5)", {
   skip_on_cran()
-  # (under Frobenius at this SNR the relevance iterations, at the
-  # estimated noise variance, have not pruned within 5000 iterations: see
-  # bench/README.md, "Rank")
-  for (k in c(2, 4, 6)) {
-    for (loss in "kl") {
-      x <- pmax(planted_ard(k, loss = loss, seed = 10 + k), 0)
-      for (sparse in c(FALSE, TRUE)) {
-        xx <- if (sparse) Matrix::Matrix(x, sparse = TRUE) else x
-        set.seed(1)
-        fit <- nmf(xx, rank = 8, loss = loss, ard = "l1")
-        info <- paste(k, loss, sparse)
-        expect_identical(fit$rank, as.integer(k), info = info)
-        expect_identical(sum(fit$ard$active), as.integer(k), info = info)
-        expect_identical(dim(fit$W), c(nrow(x), as.integer(k)), info = info)
-        # pruned relevances sit at the floor
-        pruned <- fit$ard$relevance[!fit$ard$active]
-        expect_true(all(pruned < fit$ard$floor * (1 + 1e-2)), info = info)
+  for (loss in c("frobenius", "kl")) {
+    for (sparse in c(FALSE, TRUE)) {
+      for (k in c(2, 3, 5)) {
+        for (seed in 1:2) {
+          x <- planted_high_snr(k, loss, sparse, seed = 10 * k + seed)
+          set.seed(seed)
+          fit <- suppressWarnings(nmf(x, rank = 2 * k + 2, loss = loss,
+                                      ard = ard_prior("l1", max_iter = 20000)))
+          info <- paste(loss, if (sparse) "sparse" else "dense", k, seed)
+          expect_identical(fit$rank, as.integer(k), info = info)
+          expect_identical(sum(fit$ard$active), as.integer(k), info = info)
+          expect_identical(dim(fit$W), c(nrow(x), as.integer(k)),
+                           info = info)
+          # pruned relevances sit at the floor
+          pruned <- fit$ard$relevance[!fit$ard$active]
+          expect_true(all(pruned < fit$ard$floor * (1 + 1e-2)), info = info)
+          # the objective never rises, moves included
+          obj <- fit$ard$objective
+          expect_true(all(diff(obj) <= 1e-10 * abs(obj[-1])), info = info)
+        }
       }
     }
+  }
+})
+
+test_that("a move is made only when it lowers the MAP objective", {
+  # rank-2 data at K = 6: the first run's local minimum splits a planted
+  # component in two; a merge lowers the objective
+  x <- planted_high_snr(2, "frobenius", FALSE, seed = 21)
+  set.seed(1)
+  fit <- suppressWarnings(nmf(x, rank = 6, ard = ard_prior("l1",
+                                                           max_iter = 20000)))
+  a <- fit$ard
+  expect_identical(fit$rank, 2L)
+  expect_identical(length(a$moves), max(a$stage) - 1L)
+  ends <- vapply(split(a$objective, a$stage), function(o) o[length(o)],
+                 numeric(1))
+  expect_true(all(diff(ends) < 0))
+  expect_output(print(a), "between them")
+})
+
+test_that("the merge of two components is the best rank-one of their sum", {
+  withr::local_seed(3)
+  W2 <- matrix(stats::runif(20), 10)
+  H2 <- matrix(stats::runif(16), 2)
+  M <- W2 %*% H2
+  for (prior in c("l1", "l2")) {
+    one <- nmfkit:::rank_one_sum(W2, H2, prior)
+    s <- svd(M, nu = 1, nv = 1)
+    expect_equal(tcrossprod(one$w, one$h), s$d[1] * tcrossprod(s$u, s$v),
+                 tolerance = 1e-10)
+    expect_true(all(one$w >= 0) && all(one$h >= 0))
+    # balanced: the prior's f is smallest for the product
+    nrm <- if (prior == "l1") sum else function(v) sqrt(sum(v^2))
+    expect_equal(nrm(one$w), nrm(one$h), tolerance = 1e-10)
   }
 })
 
