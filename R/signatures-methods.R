@@ -262,11 +262,18 @@ plot.nmfkit_refit <- function(x, type = c("exposures", "intervals"),
   old <- graphics::par(mfrow = grDevices::n2mfrow(n), mar = c(6, 4, 2, 1))
   on.exit(graphics::par(old))
   for (j in seq_len(n)) {
-    mids <- graphics::barplot(h[used, j], col = "grey80", border = NA,
-                              las = 2, ylim = c(0, max(x$upper[used, j], 1)),
+    mids <- graphics::barplot(h[used, j], col = "grey60", border = NA,
+                              las = 2,
+                              ylim = c(0, 1.05 * max(x$upper[used, j], 1)),
                               main = colnames(h)[j], cex.names = 0.7, ...)
-    graphics::segments(mids, x$lower[used, j], mids, x$upper[used, j],
-                       lwd = 1.5)
+    # whiskers in colour with caps, so an interval on an empty bar (a
+    # signature dropped here but kept by some replicates) reads as one
+    wide <- x$upper[used, j] > x$lower[used, j]
+    if (any(wide)) {
+      graphics::arrows(mids[wide], x$lower[used, j][wide], mids[wide],
+                       x$upper[used, j][wide], angle = 90, code = 3,
+                       length = 0.02, lwd = 1.2, col = "#D7301F")
+    }
   }
   invisible(x)
 }

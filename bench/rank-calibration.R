@@ -13,15 +13,23 @@
 # (W0 H0 is then zero at about 60 % of the entries, still of rank k), the
 # noise only where W0 H0 > 0, the data a dgCMatrix.
 #
-# Run: Rscript bench/rank-calibration.R [reps] [big]
-#   (default 4 replicates per cell; "big" the full grid, k = 20 at 300 x 200)
+# ARD starts at K = min(2k + 2, k + 10) components (ard_prior("l1",
+# max_iter = 20000)). Each row is saved to bench/rank-calibration.rds as it
+# finishes, so a run cut short leaves its rows.
+#
+# Run: Rscript bench/rank-calibration.R [reps] [grid]
+#   grid "small" (rank 3, two noise levels), "issue38" (the default: ranks
+#   3, 10 and 30, noise 0.1 / 0.3 / 0.5 at rank 3, both losses, storages
+#   and designs at rank 3), "big" (ranks 3, 8, 20, every cell)
 suppressPackageStartupMessages({
   library(nmfkit)
   library(Matrix)
 })
 args <- commandArgs(TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 4L
-big <- length(args) > 1 && args[2] == "big"
+# "table": only the table of the rows saved so far
+only_table <- length(args) && args[1] == "table"
+reps <- if (length(args) && !only_table) as.integer(args[1]) else 4L
+grid <- if (length(args) > 1) args[2] else "issue38"
 
 planted <- function(k, m, n, noise, loss, design, sparse) {
   zero <- if (sparse) 0.75 else 0.4
@@ -50,59 +58,85 @@ one <- function(k, m, n, noise, loss, design, sparse, seed, hi) {
   q <- function(e) suppressWarnings(e)
   t_auto <- system.time(fa <- q(nmf(x, rank = c(1, hi), loss = loss,
                                     control = ctl)))[["elapsed"]]
-  t_ard <- system.time(fd <- q(nmf(x, rank = min(2 * k, hi), loss = loss,
-                                   ard = "l1", control = ctl)))[["elapsed"]]
+  t_ard <- system.time(fd <- q(nmf(x, rank = min(2 * k + 2, k + 10, hi),
+                                   loss = loss,
+                                   ard = ard_prior("l1", max_iter = 20000),
+                                   control = ctl)))[["elapsed"]]
   set.seed(seed)
   t_grid <- system.time(g <- q(nmf_rank(x, 1:hi, loss = loss,
                                         control = ctl)))[["elapsed"]]
   data.frame(k = k, m = m, n = n, noise = noise, loss = loss,
              design = design, sparse = sparse, seed = seed,
              auto = fa$rank, ard = fd$rank, grid = g$best[["one_se"]],
-             auto_tried = nrow(fa$rank_search$summary),
+             auto_tried = nrow(fa$rank_search$summary), grid_size = hi,
              t_auto = t_auto, t_ard = t_ard, t_grid = t_grid)
 }
 
 # the modest grid (the machine was shared): rank 3, two noise levels,
-# both losses and storages, and the correlated design at the lower noise;
-# "big" adds rank 8 and 20, the middle noise level, and correlated cells
-cells <- rbind(
+# both losses and storages, and the correlated design at the lower noise
+small <- rbind(
   expand.grid(k = 3, noise = c(0.1, 0.5), loss = c("frobenius", "kl"),
               design = "independent", sparse = c(FALSE, TRUE),
               stringsAsFactors = FALSE),
   expand.grid(k = 3, noise = 0.1, loss = c("frobenius", "kl"),
               design = "correlated", sparse = FALSE,
               stringsAsFactors = FALSE))
-if (big) {
-  full <- expand.grid(k = c(3, 8, 20), noise = c(0.1, 0.3, 0.5),
-                      loss = c("frobenius", "kl"),
-                      design = c("independent", "correlated"),
-                      sparse = c(FALSE, TRUE), stringsAsFactors = FALSE)
-  cells <- unique(rbind(cells, full))
+cells <- switch(grid,
+  small = small,
+  issue38 = rbind(
+    expand.grid(k = 3, noise = c(0.1, 0.3, 0.5), loss = c("frobenius", "kl"),
+                design = c("independent", "correlated"),
+                sparse = c(FALSE, TRUE), stringsAsFactors = FALSE),
+    expand.grid(k = 10, noise = c(0.1, 0.5), loss = c("frobenius", "kl"),
+                design = "independent", sparse = c(FALSE, TRUE),
+                stringsAsFactors = FALSE),
+    expand.grid(k = 30, noise = 0.1, loss = c("frobenius", "kl"),
+                design = "independent", sparse = FALSE,
+                stringsAsFactors = FALSE)),
+  big = unique(rbind(small, expand.grid(
+    k = c(3, 8, 20), noise = c(0.1, 0.3, 0.5), loss = c("frobenius", "kl"),
+    design = c("independent", "correlated"), sparse = c(FALSE, TRUE),
+    stringsAsFactors = FALSE))))
+dims <- function(k) {
+  if (k >= 20) list(m = 300, n = 200, hi = 40) else
+    if (k >= 8) list(m = 150, n = 120, hi = 2 * k) else
+      list(m = 100, n = 80, hi = 10)
 }
-out <- do.call(rbind, lapply(seq_len(nrow(cells)), function(i) {
+if (!only_table) cat(sprintf("rank calibration (%s, %d replicate%s): %s; load average %s\n",
+            grid, reps, if (reps == 1) "" else "s", format(Sys.time()),
+            paste(readLines("/proc/loadavg"), collapse = " ")))
+out <- NULL
+if (only_table) {
+  out <- readRDS("bench/rank-calibration.rds")
+  cells <- cells[0, ]
+}
+for (i in seq_len(nrow(cells))) {
   cl <- cells[i, ]
-  m <- if (cl$k == 20) 300 else 100
-  n <- if (cl$k == 20) 200 else 80
-  hi <- if (cl$k == 20) 40 else if (cl$k == 8) 16 else 10
-  do.call(rbind, lapply(seq_len(reps), function(s) {
-    r <- one(cl$k, m, n, cl$noise, cl$loss, cl$design, cl$sparse, s, hi)
+  d <- dims(cl$k)
+  for (s in seq_len(reps)) {
+    r <- one(cl$k, d$m, d$n, cl$noise, cl$loss, cl$design, cl$sparse, s,
+             d$hi)
     message(paste(format(r), collapse = " "))
-    r
-  }))
-}))
-saveRDS(out, "bench/rank-calibration.rds")
+    out <- rbind(out, r)
+    saveRDS(out, "bench/rank-calibration.rds")
+  }
+}
 agg <- aggregate(cbind(auto = auto == k, ard = ard == k, grid = grid == k,
-                       tried = auto_tried, t_auto = t_auto, t_ard = t_ard,
+                       same = auto == grid, tried = auto_tried,
+                       size = grid_size, t_auto = t_auto, t_ard = t_ard,
                        t_grid = t_grid) ~ k + loss + sparse + design + noise,
                  data = out, FUN = mean)
 agg <- agg[order(agg$k, agg$loss, agg$sparse, agg$design, agg$noise), ]
 fmt <- function(v, d = 2) formatC(v, format = "f", digits = d)
-cat("| k | loss | storage | design | noise | auto | ARD | grid | ranks tried | time auto / ARD / grid (s) |\n")
-cat("|---|---|---|---|---|---|---|---|---|---|\n")
+cat("| k | loss | storage | design | noise | auto | ARD | grid | auto = grid | ranks tried / grid | time auto / ARD / grid (s) |\n")
+cat("|---|---|---|---|---|---|---|---|---|---|---|\n")
 for (i in seq_len(nrow(agg))) {
   a <- agg[i, ]
-  cat(sprintf("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |\n",
+  cat(sprintf("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %d | %s / %s / %s |\n",
               a$k, a$loss, if (a$sparse) "sparse" else "dense", a$design,
-              a$noise, fmt(a$auto), fmt(a$ard), fmt(a$grid), fmt(a$tried, 1),
-              fmt(a$t_auto), fmt(a$t_ard), fmt(a$t_grid)))
+              a$noise, fmt(a$auto), fmt(a$ard), fmt(a$grid), fmt(a$same),
+              fmt(a$tried, 1), as.integer(a$size), fmt(a$t_auto),
+              fmt(a$t_ard), fmt(a$t_grid)))
 }
+cat(sprintf("\nfinished %s; load average %s\n", format(Sys.time()),
+            paste(readLines("/proc/loadavg"), collapse = " ")))
