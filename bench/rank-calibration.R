@@ -93,6 +93,15 @@ cells <- switch(grid,
     expand.grid(k = 30, noise = 0.1, loss = c("frobenius", "kl"),
                 design = "independent", sparse = FALSE,
                 stringsAsFactors = FALSE)),
+  # the ranks 10 and 30 of "issue38" alone (a second process on a shared
+  # machine)
+  large = rbind(
+    expand.grid(k = 30, noise = 0.1, loss = c("frobenius", "kl"),
+                design = "independent", sparse = FALSE,
+                stringsAsFactors = FALSE),
+    expand.grid(k = 10, noise = c(0.1, 0.5), loss = c("frobenius", "kl"),
+                design = "independent", sparse = c(FALSE, TRUE),
+                stringsAsFactors = FALSE)),
   big = unique(rbind(small, expand.grid(
     k = c(3, 8, 20), noise = c(0.1, 0.3, 0.5), loss = c("frobenius", "kl"),
     design = c("independent", "correlated"), sparse = c(FALSE, TRUE),
@@ -106,8 +115,14 @@ if (!only_table) cat(sprintf("rank calibration (%s, %d replicate%s): %s; load av
             grid, reps, if (reps == 1) "" else "s", format(Sys.time()),
             paste(readLines("/proc/loadavg"), collapse = " ")))
 out <- NULL
+rds <- if (grid %in% c("issue38", "small", "big")) "bench/rank-calibration.rds" else
+  sprintf("bench/rank-calibration-%s.rds", grid)
 if (only_table) {
-  out <- readRDS("bench/rank-calibration.rds")
+  # every run's rows (a cell run twice counts once)
+  files <- Sys.glob("bench/rank-calibration*.rds")
+  out <- do.call(rbind, lapply(files, readRDS))
+  out <- out[!duplicated(out[c("k", "noise", "loss", "design", "sparse",
+                               "seed")]), ]
   cells <- cells[0, ]
 }
 for (i in seq_len(nrow(cells))) {
@@ -118,7 +133,7 @@ for (i in seq_len(nrow(cells))) {
              d$hi)
     message(paste(format(r), collapse = " "))
     out <- rbind(out, r)
-    saveRDS(out, "bench/rank-calibration.rds")
+    saveRDS(out, rds)
   }
 }
 agg <- aggregate(cbind(auto = auto == k, ard = ard == k, grid = grid == k,
