@@ -301,6 +301,16 @@ check_nonnegative_values <- function(x, vals, arg, call,
                class, call = call, value = x)
 }
 
+# A numeric matrix given by the user that must be finite and nonnegative
+# (starting factors, fixed components, a basis): the data's own checks,
+# which count the bad entries and say where the first is, with the class
+# `what` of the argument.
+check_nonnegative_matrix <- function(x, arg, call, what) {
+  check_finite_values(x, x, arg, call, hint = NULL, class = what)
+  check_nonnegative_values(x, x, arg, call, hint = NULL, class = what)
+  invisible(x)
+}
+
 # Required arguments ----------------------------------------------------------
 
 # The arguments `args` of the calling function, which have no default, are
@@ -433,11 +443,7 @@ check_factor_matrix <- function(x, nrow, ncol, arg, call = rlang::caller_env()) 
     abort_nmfkit(c("{.arg {arg}} must be {nrow} x {ncol}.",
                    "x" = "It is {nrow(x)} x {ncol(x)}."), "init", call = call, value = x)
   }
-  if (any(!is.finite(x)) || any(x < 0)) {
-    abort_nmfkit(c("{.arg {arg}} must be nonnegative and finite.",
-                   "x" = "It has {sum(!is.finite(x))} non-finite and {sum(x < 0, na.rm = TRUE)} negative entr{?y/ies}."),
-                 "init", call = call)
-  }
+  check_nonnegative_matrix(x, arg, call, "init")
   storage.mode(x) <- "double"
   x
 }
@@ -531,6 +537,7 @@ check_dots_named <- function(valid, to, env = rlang::caller_env(),
                              call = rlang::caller_env()) {
   n <- eval(quote(...length()), env)
   if (n == 0L) return(invisible(NULL))
+  valid <- setdiff(valid, "...")
   nm <- eval(quote(...names()), env)
   if (is.null(nm)) nm <- rep("", n)
   bad <- nm[!nm %in% valid]
@@ -562,9 +569,56 @@ check_dots_empty <- function(env = rlang::caller_env(),
     "{cli::qty(length(named))}Unknown argument{?s} {.arg {named}}.")
   else cli::format_inline("{n} unnamed argument{?s}.")
   names(hints) <- rep("i", length(hints))
+  if (length(named) == n) {
+    # every one named: say so in the function's terms (most of these
+    # functions have `...` only to catch them)
+    head <- sys.call(sys.parent())[[1]]
+    msg <- if (is.name(head)) {
+      # the generic the user called, not its method
+      head <- sub("\\.(nmfkit\\w*|list|default|SingleCellExperiment|Seurat)$",
+                  "", as.character(head))
+      cli::format_inline("{.fn {head}} has no argument{?s} {.arg {named}}.")
+    } else {
+      cli::format_inline("There is no argument{?s} {.arg {named}}.")
+    }
+    abort_nmfkit(c(msg, hints), "dots", call = call)
+  }
   abort_nmfkit(c("Arguments in {.arg ...} must be empty here; nothing reads them.",
                  "x" = found, hints),
                "dots", call = call)
+}
+
+# `...` of a plot method, passed on to base graphics: every argument named,
+# and named as a graphical parameter or an argument of the base plotting
+# functions. Otherwise R draws anyway and only warns ("is not a graphical
+# parameter"), and a misspelt argument of the method itself is lost.
+check_graphics_dots <- function(env = rlang::caller_env(),
+                                call = rlang::caller_env()) {
+  n <- eval(quote(...length()), env)
+  if (n == 0L) return(invisible(NULL))
+  nm <- eval(quote(...names()), env)
+  if (is.null(nm)) nm <- rep("", n)
+  bad <- nm[!nzchar(nm) | !nm %in% graphics_arguments()]
+  if (!length(bad)) return(invisible(NULL))
+  own <- setdiff(names(formals(sys.function(sys.parent()))), "...")
+  near <- if (nzchar(bad[1])) nearest_name(bad[1], own)
+  abort_nmfkit(c("Arguments in {.arg ...} go to the graphics functions: each must be a named graphical parameter.",
+                 "x" = if (nzchar(bad[1])) "{.arg {bad[1]}} is no argument of this method and no graphical parameter."
+                       else "{sum(!nzchar(nm))} argument{?s} {?is/are} unnamed.",
+                 "i" = if (!is.null(near)) "Did you mean {.arg {near}}?"),
+               "dots", call = call)
+}
+
+# Graphical parameters (par()) and the arguments of the base functions the
+# plot methods call.
+graphics_arguments <- function() {
+  fns <- list(graphics::plot.default, graphics::image.default,
+              graphics::barplot.default, graphics::title, graphics::axis,
+              graphics::matplot, graphics::legend, graphics::text.default,
+              graphics::points.default, graphics::lines.default,
+              graphics::hist.default, graphics::boxplot.default)
+  unique(c(get(".Pars", envir = asNamespace("graphics")),
+           unlist(lapply(fns, function(f) names(formals(f))))))
 }
 
 # A level or a rate strictly between 0 and 1 (a confidence level, a false
