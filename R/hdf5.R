@@ -385,8 +385,10 @@ check_tenx_target <- function(st, call) {
   }
   need <- tenx_name(st, c("data", "indices", "indptr", "shape"))
   if (!is.null(listed) && all(need %in% names)) return(invisible(st))
-  abort_nmfkit(c("This writer cannot append: its file no longer holds the matrix it writes.",
-                 "x" = "{if (is.null(listed)) 'There is no readable HDF5 file' else 'There is no 10x group {.val {st$group}}'} at {.file {st$filepath}}.",
+  found <- if (is.null(listed)) "There is no readable HDF5 file" else
+    cli::format_inline("There is no 10x group {.val {st$group}}")
+  abort_nmfkit(c("This writer cannot append: its file {.arg filepath} no longer holds the matrix it writes.",
+                 "x" = "{found} at {.file {st$filepath}}.",
                  "i" = "The file was removed or replaced after {.fn tenx_writer} made it; start a new writer."),
                "filepath", call = call, value = st$filepath)
 }

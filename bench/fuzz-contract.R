@@ -28,6 +28,9 @@ suppressPackageStartupMessages({
   library(ggplot2)
 })
 options(warn = 1, nmfkit.threads = 1L)
+# cells write files named by their bad values ("zz"): not in the caller's
+# directory
+setwd(tempdir())
 args <- commandArgs(TRUE)
 timeout <- as.numeric(Sys.getenv("FUZZ_TIMEOUT", "20"))
 t_start <- Sys.time()
@@ -213,10 +216,12 @@ if (nzchar(pick)) {
 # Cells -----------------------------------------------------------------------
 
 cells <- list()
-add_cell <- function(id, fn, arg, expr, kind, check = NULL) {
+# `alt`: another name the message may give instead of `arg` (a misspelt
+# required argument is reported as the missing one)
+add_cell <- function(id, fn, arg, expr, kind, check = NULL, alt = NULL) {
   cells[[length(cells) + 1L]] <<- list(id = id, fn = fn, arg = arg,
                                        expr = expr, kind = kind,
-                                       check = check)
+                                       check = check, alt = alt)
 }
 
 ns <- asNamespace("nmfkit")
@@ -265,6 +270,12 @@ for (fn in api) {
     skipped <- c(skipped, fn)
     next
   }
+  # every argument of the base call named, so that replacing one by name
+  # leaves the others where they were
+  if (!is.null(bases[[fn]])) {
+    base <- tryCatch(match.call(get(fn, envir = ns), base),
+                     error = function(e) base)
+  }
   f_args <- setdiff(names(formals(get(fn, envir = ns))), "...")
   is_method <- fn %in% paste(methods[, 1], methods[, 2], sep = ".")
   gen <- if (is_method) {
@@ -285,7 +296,8 @@ for (fn in api) {
     } else {
       e[[paste0(a, "x")]] <- 1
     }
-    add_cell(sprintf("%s$%s misspelt", fn, a), fn, paste0(a, "x"), e, "bad")
+    add_cell(sprintf("%s$%s misspelt", fn, a), fn, paste0(a, "x"), e, "bad",
+             alt = a)
   }
   e <- base
   e$foo <- 1
@@ -419,7 +431,9 @@ run_cell <- function(cell, env) {
   if (inherits(res, "error")) {
     msg <- cli::ansi_strip(conditionMessage(res))
     cls <- if (inherits(res, "nmfkit_error")) {
-      if (grepl(cell$arg, msg, fixed = TRUE)) "classed" else
+      named <- any(vapply(c(cell$arg, cell$alt), grepl, logical(1), msg,
+                          fixed = TRUE))
+      if (named) "classed" else
         "classed, unnamed"
     } else {
       "unclassed error"

@@ -1043,6 +1043,38 @@ test_that("the bad-input table gives classed errors", {
     list("read_tenx", quote(read_tenx(h5_new(), grop = "matrix")),
          "nmfkit_error_dots")
   ))
+  # a plot method's `...` goes to base graphics, which only warned about a
+  # name that is no graphical parameter (a misspelt argument of the method)
+  rows <- c(rows, list(
+    list("plot.nmfkit", quote(plot(f$fit, tpye = "coef")), "nmfkit_error_dots"),
+    list("plot.nmfkit", quote(plot(f$fit, "coef", NULL, NULL, 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_bootstrap", quote(plot(bt, topp = 3)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_consensus", quote(plot(cons, rnak = 2)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_dist", quote(plot(f$dist, oder = "none")),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_joint", quote(plot(f$jfit, compnents = 1)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_rank", quote(plot(nmf_rank(x, 2:3, nfolds = 2),
+                                        rnk = 2)), "nmfkit_error_dots"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, imges = 2)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_stratified", quote(plot(f$sfit, tpye = "basis")),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_tune", quote(plot(nmf_tune(x, 2:3, nfolds = 2),
+                                        sttings = 2)), "nmfkit_error_dots"),
+    list("plot.nmfkit_wasserstein", quote(plot(f$wfit, tpe = "coef")),
+         "nmfkit_error_dots"),
+    list("write_tenx", quote(write_tenx(x, h5_path, overwrite = FALSE)),
+         h5_class("nmfkit_error_exists")),
+    # digits of print methods are checked
+    list("print.nmfkit_interval", quote(print(bi, digits = "a")),
+         "nmfkit_error_count"),
+    list("print.summary.nmfkit_bootstrap",
+         quote(print(summary(bt), digits = "a")), "nmfkit_error_count")
+  ))
   # the signature functions' rows (helper-signatures.R)
   rows <- c(rows, signature_contract_rows(environment()))
   grDevices::pdf(NULL)

@@ -328,8 +328,8 @@ test_that("predict() of a list of strata matches strata and features by name", {
     paste0("g", 1:12), paste0("c", 1:10))))
   x2 <- withr::with_seed(2, matrix(runif(96) + 1, 12, dimnames = list(
     paste0("g", 1:12), paste0("d", 1:8))))
-  fit <- withr::with_seed(1, nmf_stratified(list(a = x, b = x2), 2,
-                                            control = nmf_control(max_iter = 20)))
+  fit <- withr::with_seed(1, nmf_stratified(
+    list(a = x, b = x2), 2, control = nmf_control(max_iter = 20)))
   ref <- predict(fit, list(a = x[, 1:3], b = x2[, 1:2]))
   # strata in another order
   other <- predict(fit, list(b = x2[, 1:2], a = x[, 1:3]))
