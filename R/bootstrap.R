@@ -362,6 +362,7 @@ summary.nmfkit_bootstrap <- function(object, level = object$level, top = 5L,
 
 #' @export
 print.summary.nmfkit_bootstrap <- function(x, digits = 3L, ...) {
+  digits <- check_count(digits, min = 1, max = 22)
   cat(sprintf("%d %s bootstrap replicates; %s %% percentile intervals\n\n",
               x$B, x$type, format(100 * x$level)))
   cat("Stability of the components:\n")
@@ -454,6 +455,7 @@ augment.nmfkit_bootstrap <- function(x, data = NULL, ...) {
 plot.nmfkit_bootstrap <- function(x, top = 10L, components = NULL,
                                   level = x$level,
                                   score = c("specificity", "weight"), ...) {
+  check_graphics_dots()
   top <- check_count(top, min = 1)
   score <- check_choice(score)
   comp <- select_components(x$fit, components)
@@ -580,6 +582,7 @@ coef_proportion <- function(h, W) {
 #' @export
 print.nmfkit_interval <- function(x, digits = 3L, ...) {
   check_dots_empty()
+  digits <- check_count(digits, min = 1, max = 22)
   cat(sprintf("Coefficients of %d new sample%s with %s %% bootstrap intervals (%d replicates)\n",
               ncol(x$coef), if (ncol(x$coef) == 1) "" else "s",
               format(100 * x$level), x$B))

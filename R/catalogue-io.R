@@ -211,7 +211,7 @@ cosmic_signatures <- function(type = c("SBS", "DBS", "ID"),
   }
   file <- cosmic_file(type, genome, dir)
   if (!file.exists(file)) {
-    abort_nmfkit(c("The COSMIC signatures are not installed in {.path {dirname(file)}}.",
+    abort_nmfkit(c("The COSMIC signatures are not installed in {.arg dir} = {.path {dirname(file)}}.",
                    "i" = "Run {.code Rscript tools/install-signatures.R} from the nmfkit source (or {.code make deps}); it takes them from Debian's {.pkg r-bioc-mutationalpatterns} package."),
                  "missing", value = dir)
   }

@@ -301,6 +301,16 @@ check_nonnegative_values <- function(x, vals, arg, call,
                class, call = call, value = x)
 }
 
+# A numeric matrix given by the user that must be finite and nonnegative
+# (starting factors, fixed components, a basis): the data's own checks,
+# which count the bad entries and say where the first is, with the class
+# `what` of the argument.
+check_nonnegative_matrix <- function(x, arg, call, what) {
+  check_finite_values(x, x, arg, call, hint = NULL, class = what)
+  check_nonnegative_values(x, x, arg, call, hint = NULL, class = what)
+  invisible(x)
+}
+
 # Required arguments ----------------------------------------------------------
 
 # The arguments `args` of the calling function, which have no default, are
@@ -433,11 +443,7 @@ check_factor_matrix <- function(x, nrow, ncol, arg, call = rlang::caller_env()) 
     abort_nmfkit(c("{.arg {arg}} must be {nrow} x {ncol}.",
                    "x" = "It is {nrow(x)} x {ncol(x)}."), "init", call = call, value = x)
   }
-  if (any(!is.finite(x)) || any(x < 0)) {
-    abort_nmfkit(c("{.arg {arg}} must be nonnegative and finite.",
-                   "x" = "It has {sum(!is.finite(x))} non-finite and {sum(x < 0, na.rm = TRUE)} negative entr{?y/ies}."),
-                 "init", call = call)
-  }
+  check_nonnegative_matrix(x, arg, call, "init")
   storage.mode(x) <- "double"
   x
 }
@@ -523,48 +529,6 @@ describe_value <- function(x) {
   }
   if (is.logical(x) && length(x) == 1L) return(format(x))
   cli::format_inline("{.obj_type_friendly {x}}")
-}
-
-# `...` of an exported function that passes it on to `to`: every argument
-# named, and named as one of `valid`.
-check_dots_named <- function(valid, to, env = rlang::caller_env(),
-                             call = rlang::caller_env()) {
-  n <- eval(quote(...length()), env)
-  if (n == 0L) return(invisible(NULL))
-  nm <- eval(quote(...names()), env)
-  if (is.null(nm)) nm <- rep("", n)
-  bad <- nm[!nm %in% valid]
-  if (!length(bad)) return(invisible(NULL))
-  near <- if (nzchar(bad[1])) nearest_name(bad[1], valid)
-  abort_nmfkit(c("Arguments in {.arg ...} must be named arguments of {.fn {to}}: {.arg {valid}}.",
-                 "x" = if (nzchar(bad[1])) "Unknown argument {.arg {bad[1]}}."
-                       else "{sum(!nzchar(nm))} argument{?s} {?is/are} unnamed.",
-                 "i" = if (!is.null(near)) "Did you mean {.arg {near}}?"),
-               "dots", call = call)
-}
-
-# `...` of an exported function that reads none of it: any argument there is
-# a misspelling or a setting of another function.
-check_dots_empty <- function(env = rlang::caller_env(),
-                             call = rlang::caller_env()) {
-  n <- eval(quote(...length()), env)
-  if (n == 0L) return(invisible(NULL))
-  nm <- eval(quote(...names()), env)
-  if (is.null(nm)) nm <- rep("", n)
-  fn <- sys.function(sys.parent())
-  valid <- setdiff(names(formals(fn)), "...")
-  named <- nm[nzchar(nm)]
-  hints <- c(character(), unlist(lapply(named, function(a) {
-    near <- nearest_name(a, valid)
-    if (!is.null(near)) cli::format_inline("{.arg {a}}: did you mean {.arg {near}}?")
-  })))
-  found <- if (length(named)) cli::format_inline(
-    "{cli::qty(length(named))}Unknown argument{?s} {.arg {named}}.")
-  else cli::format_inline("{n} unnamed argument{?s}.")
-  names(hints) <- rep("i", length(hints))
-  abort_nmfkit(c("Arguments in {.arg ...} must be empty here; nothing reads them.",
-                 "x" = found, hints),
-               "dots", call = call)
 }
 
 # A level or a rate strictly between 0 and 1 (a confidence level, a false

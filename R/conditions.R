@@ -63,7 +63,10 @@ old_positions <- function(old, fixed, fn, call = sys.call(-1L),
   n_unnamed <- if (is.null(nm)) length(call) - 1L else sum(!nzchar(nm[-1L]))
   if (n_unnamed <= fixed) return(NULL)
   before <- fun
-  formals(before) <- formals(fun)[old]
+  # arguments past the old ones land in `...` under either order (where
+  # the function has it), for check_dots_empty() to report
+  formals(before) <- formals(fun)[c(old, intersect("...",
+                                                   names(formals(fun))))]
   now <- match.call(fun, call, expand.dots = TRUE, envir = env)
   then <- match.call(before, call, expand.dots = TRUE, envir = env)
   sorted <- function(cl) {

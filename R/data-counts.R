@@ -27,6 +27,8 @@
 #'
 #' @param name `"pbmc"`, `"newsgroups"` or `"mutations"`.
 #' @param dir The directory holding the files (see Details).
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return A list with `counts` (a `dgCMatrix`, features x samples, with
 #'   dimnames; for `"mutations"` a dense matrix), `labels` (a factor, one
 #'   per sample) and, for `"pbmc"`,
@@ -39,12 +41,13 @@
 #' }
 #' @export
 example_counts <- function(name = c("pbmc", "newsgroups", "mutations"),
-                           dir = example_counts_dir()) {
+                           dir = example_counts_dir(), ...) {
+  check_dots_empty()
   name <- check_choice(name)
   dir <- check_data_dir(dir)
   files <- example_counts_files(name)
   if (!example_counts_available(name, dir)) {
-    abort_nmfkit(c("The {name} data are not installed in {.path {dir}}.",
+    abort_nmfkit(c("The {name} data are not installed in {.arg dir} = {.path {dir}}.",
                    "i" = if (name == "mutations") "Run {.code Rscript tools/install-signatures.R} from the nmfkit source (or {.code make deps}); it takes them from Debian's {.pkg r-bioc-mutationalpatterns} package." else "Run {.code Rscript tools/install-data.R} from the nmfkit source (or {.code make deps}); it takes them from CRAN's {if (name == 'pbmc') 'fastTopics' else 'lda 1.4.2'} source package."),
                  "missing", value = dir)
   }
@@ -89,7 +92,8 @@ example_counts <- function(name = c("pbmc", "newsgroups", "mutations"),
 #' @rdname example_counts
 #' @export
 example_counts_available <- function(name = c("pbmc", "newsgroups", "mutations"),
-                                     dir = example_counts_dir()) {
+                                     dir = example_counts_dir(), ...) {
+  check_dots_empty()
   name <- check_choice(name)
   dir <- check_data_dir(dir)
   all(file.exists(file.path(dir, example_counts_files(name))))

@@ -11,6 +11,8 @@
 #'   (a 17-pixel torso and 5-pixel limbs).
 #'
 #' @param size `"11x20"` or `"32x32"`.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return A pixels x 256 numeric matrix of zeros and ones (columns are
 #'   images, pixels in column-major order) with attribute `image_dim`
 #'   (`c(20, 11)` or `c(32, 32)`), which the plot methods use.
@@ -21,7 +23,8 @@
 #' dim(x)
 #' image(matrix(x[, 1], 20, 11)[, 11:1], col = gray.colors(2, 1, 0))
 #' @export
-swimmer <- function(size = c("11x20", "32x32")) {
+swimmer <- function(size = c("11x20", "32x32"), ...) {
+  check_dots_empty()
   size <- check_choice(size)
   spec <- if (size == "11x20") swimmer_11x20() else swimmer_32x32()
   n_pix <- prod(spec$image_dim)

@@ -68,7 +68,7 @@ new_nmfkit_dist <- function(d, method, call, ...) {
 
 #' @export
 nmf_distance.default <- function(x, ...) {
-  abort_nmfkit(c("{.fn nmf_distance} has no method for {.obj_type_friendly {x}}.",
+  abort_nmfkit(c("{.fn nmf_distance} has no method for {.arg x}, {.obj_type_friendly {x}}.",
                  "i" = "Pass a fitted nmfkit model."),
                "type")
 }

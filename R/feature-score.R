@@ -27,6 +27,8 @@
 #' @param object A fitted nmfkit model, the result of [nmf_consensus()] at
 #'   one rank, or a nonnegative basis matrix (features x components).
 #' @param method `"kim"` or `"specificity"`.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return For `"kim"`, a numeric vector with one score per feature, named
 #'   by the features; for `"specificity"`, a features x components matrix
 #'   with the dimnames of `W`.
@@ -43,7 +45,8 @@
 #' head(top_features(fit, n = 3, score = "kim"))
 #' round(feature_score(matrix(c(1, 0, 1, 1), 2), "kim"), 3)
 #' @export
-feature_score <- function(object, method = c("kim", "specificity")) {
+feature_score <- function(object, method = c("kim", "specificity"), ...) {
+  check_dots_empty()
   check_required("object")
   method <- check_choice(method)
   W <- as_basis(object)
@@ -113,11 +116,7 @@ as_basis <- function(object, arg = rlang::caller_arg(object),
                    "x" = "It is {.obj_type_friendly {object}}."),
                  "type", call = call, value = object)
   }
-  if (any(!is.finite(object)) || any(object < 0)) {
-    abort_nmfkit(c("{.arg {arg}} must be nonnegative and finite.",
-                   "x" = "It has {sum(!is.finite(object))} non-finite and {sum(object < 0, na.rm = TRUE)} negative entr{?y/ies}."),
-                 "value", call = call, value = object)
-  }
+  check_nonnegative_matrix(object, arg, call, "value")
   storage.mode(object) <- "double"
   if (is.null(colnames(object))) {
     colnames(object) <- paste0("nmf", seq_len(ncol(object)))

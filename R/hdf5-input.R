@@ -25,6 +25,9 @@ need_packages <- function(pkgs, fn, call = rlang::caller_env()) {
 check_new_file <- function(filepath, overwrite, remove = TRUE,
                            arg = rlang::caller_arg(filepath),
                            call = rlang::caller_env()) {
+  # the argument's name, before `filepath` is reassigned below (after that
+  # caller_arg() would give the path)
+  force(arg)
   if (!is.character(filepath) || length(filepath) != 1L || is.na(filepath) ||
       !nzchar(filepath)) {
     abort_nmfkit(c("{.arg {arg}} must be a file path (one string).",

@@ -79,6 +79,8 @@
 #' @param overwrite If `filepath` exists: replace it (`TRUE`) or stop with an
 #'   error (`FALSE`). The file a `DelayedMatrix` `x` is read from is never
 #'   replaced: write to another file.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return `write_tenx()`, `read_tenx()`: a `TENxMatrix` of the file.
 #'   `tenx_writer()`: a writer, a list of functions: `append(block)` writes
 #'   `block` (a matrix of `nrow` rows, any of the types `x` may be) as the
@@ -111,7 +113,8 @@
 #' }
 #' @export
 write_tenx <- function(x, filepath, group = "matrix", type = NULL,
-                       chunk = 65536L, level = 0L, overwrite = FALSE) {
+                       chunk = 65536L, level = 0L, overwrite = FALSE, ...) {
+  check_dots_empty()
   need_packages(c("rhdf5", "HDF5Array"), "write_tenx")
   if (missing(x)) {
     abort_nmfkit("{.arg x} is missing: give the matrix to write.", "missing")
@@ -154,7 +157,8 @@ write_tenx <- function(x, filepath, group = "matrix", type = NULL,
 #' @export
 tenx_writer <- function(filepath, nrow, rownames = NULL, group = "matrix",
                         type = c("double", "integer"), chunk = 65536L,
-                        level = 0L, overwrite = FALSE) {
+                        level = 0L, overwrite = FALSE, ...) {
+  check_dots_empty()
   need_packages(c("rhdf5", "HDF5Array"), "tenx_writer")
   if (missing(nrow)) {
     abort_nmfkit("{.arg nrow} is missing: give the number of rows.", "missing")
@@ -179,7 +183,8 @@ tenx_writer <- function(filepath, nrow, rownames = NULL, group = "matrix",
 
 #' @rdname write_tenx
 #' @export
-read_tenx <- function(filepath, group = "matrix") {
+read_tenx <- function(filepath, group = "matrix", ...) {
+  check_dots_empty()
   call <- rlang::current_env()
   need_packages(c("rhdf5", "HDF5Array"), "read_tenx")
   if (missing(filepath)) {
@@ -380,8 +385,10 @@ check_tenx_target <- function(st, call) {
   }
   need <- tenx_name(st, c("data", "indices", "indptr", "shape"))
   if (!is.null(listed) && all(need %in% names)) return(invisible(st))
-  abort_nmfkit(c("This writer cannot append: its file no longer holds the matrix it writes.",
-                 "x" = "{if (is.null(listed)) 'There is no readable HDF5 file' else 'There is no 10x group {.val {st$group}}'} at {.file {st$filepath}}.",
+  found <- if (is.null(listed)) "There is no readable HDF5 file" else
+    cli::format_inline("There is no 10x group {.val {st$group}}")
+  abort_nmfkit(c("This writer cannot append: its file {.arg filepath} no longer holds the matrix it writes.",
+                 "x" = "{found} at {.file {st$filepath}}.",
                  "i" = "The file was removed or replaced after {.fn tenx_writer} made it; start a new writer."),
                "filepath", call = call, value = st$filepath)
 }

@@ -13,6 +13,8 @@
 #' @param fit1,fit2 Fitted nmfkit models (or results of [nmf_consensus()] at
 #'   one rank, or nonnegative basis matrices, features x components) with
 #'   the same features (rows of `W`).
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return An object of class `nmfkit_match`: a list with
 #'   * `permutation`: for each component of `fit1`, the index of its match
 #'     in `fit2` (`NA` when unmatched), so `basis(fit2)[, permutation]` lines
@@ -32,7 +34,8 @@
 #' # fit2's basis in fit1's order
 #' w2 <- basis(fit2)[, m$permutation]
 #' @export
-match_components <- function(fit1, fit2) {
+match_components <- function(fit1, fit2, ...) {
+  check_dots_empty()
   check_required(c("fit1", "fit2"))
   W1 <- as_basis(fit1)
   W2 <- as_basis(fit2)

@@ -62,6 +62,7 @@ summary.nmfkit_consensus <- function(object, ...) {
 #' @export
 plot.nmfkit_consensus <- function(x, type = c("selection", "density",
                                               "basis"), rank = NULL, ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   switch(type,
     selection = {

@@ -18,6 +18,8 @@
 #'   `dgCMatrix`, densified here) with the same rows; columns are points.
 #' @param variant `"paper"` or `"reference_code"`.
 #' @param normalize Scale columns as [nmf_joint()] does first.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return The distance, a number.
 #' @examples
 #' x <- swimmer()
@@ -27,7 +29,8 @@
 #' chamfer_distance(x, x[, 256:1])
 #' @export
 chamfer_distance <- function(x1, x2, variant = c("paper", "reference_code"),
-                             normalize = TRUE) {
+                             normalize = TRUE, ...) {
+  check_dots_empty()
   x1 <- check_data(x1)
   x2 <- check_data(x2)
   check_same_rows(x1, x2)
@@ -257,6 +260,7 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
                              centers = 6L, hclust_method = "average",
                              main = NULL, values = attr(x, "Size") <= 12,
                              ...) {
+  check_graphics_dots()
   order <- check_choice(order)
   hclust_method <- check_choice(hclust_method, c(
     "average", "complete", "single", "ward.D", "ward.D2", "mcquitty",

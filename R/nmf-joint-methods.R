@@ -102,6 +102,7 @@ print.summary.nmfkit_joint <- function(x, digits = max(3L, getOption("digits") -
 plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
                               image_dim = x$image_dim, components = NULL,
                               ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   comp <- select_components(x, components)
   if (type == "p") {

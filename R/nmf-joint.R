@@ -48,6 +48,8 @@
 #' @param keep_data Keep the pooled (normalised) data in the model for
 #'   [fitted()] and [residuals()]; with `FALSE` pass `cbind(x1, x2)` to them
 #'   as `x` (normalised there as here).
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return An object of class `c("nmfkit_joint", "nmfkit")`: the fields of
 #'   [nmf()] (`W`, `H` for the pooled, normalised data) plus `set` (a factor
 #'   telling which columns of `H` came from which set), `p` (p-bar, named by
@@ -74,11 +76,12 @@ nmf_joint <- function(x1, x2, rank, pbar = c("exact", "montecarlo"),
                       samples = 1000, normalize = TRUE,
                       labels = c("x1", "x2"), init = "nndsvda",
                       control = nmf_control(max_iter = 200), nrun = 1L,
-                      keep_data = TRUE) {
+                      keep_data = TRUE, ...) {
   moved <- old_positions(c("x1", "x2", "rank", "pbar", "samples",
                            "normalize", "init", "control", "labels", "nrun",
                            "keep_data"), 6L, "nmf_joint")
   if (!is.null(moved)) return(eval(moved, parent.frame()))
+  check_dots_empty()
   call <- match.call()
   x1 <- check_data(x1)
   x2 <- check_data(x2)

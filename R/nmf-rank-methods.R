@@ -72,6 +72,7 @@ as.data.frame.nmfkit_rank <- function(x, row.names = NULL, optional = FALSE,
 #' @rdname print.nmfkit_rank
 #' @export
 plot.nmfkit_rank <- function(x, rank = NULL, ...) {
+  check_graphics_dots()
   if (!is.null(rank)) {
     if (x$method != "consensus") {
       abort_nmfkit(c("{.arg rank} draws a consensus matrix, which only {.code method = \"consensus\"} computes.",

@@ -127,8 +127,11 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
   method <- check_choice(method)
   fit <- variant_fitter(variant)
   needs <- c("rank", "keep_data", if (method == "cv") "mask")
-  # a wrapper taking ... passes them on (e.g. to fix the fit's own method)
-  missing_args <- if ("..." %in% names(formals(fit))) character() else
+  # a wrapper taking ... passes them on (e.g. to fix the fit's own method);
+  # the package's fitters take ... only to refuse what they do not know
+  passes_dots <- "..." %in% names(formals(fit)) &&
+    !identical(environment(fit), asNamespace("nmfkit"))
+  missing_args <- if (passes_dots) character() else
     setdiff(needs, names(formals(fit)))
   if (length(missing_args)) {
     abort_nmfkit(c("{.arg fit} must take {.arg {needs}}.",

@@ -157,6 +157,7 @@ plot.nmfkit_shift <- function(x, type = c("basis", "placements", "coef",
                                           "loss"),
                               image_dim = x$image_dim, images = NULL,
                               components = NULL, data = NULL, ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   image_dim <- check_image_dim(image_dim, nrow(x$W))
   if (type != "placements") {

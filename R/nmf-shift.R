@@ -76,9 +76,16 @@
 #' @param restarts Deprecated: the old name of `nrun`.
 #' @param instances `NULL`, or the number `K >= rank` of object instances
 #'   (with multiplicity) for the two-stage method.
+#' @param init The start: `"random"` (atoms uniform on `[0, 1)`, coefficients
+#'   and shifts as described above; the further starts of `nrun` are always
+#'   random), or a list `list(W = , H = )` of nonnegative atoms (pixels x
+#'   `rank`, or x `instances` with the two-stage method) and coefficients,
+#'   every shift starting at 0.
 #' @param control Settings from [nmf_control()].
 #' @param keep_data Keep a reference to `x` for `fitted()`, `residuals()`
 #'   and `plot(type = "placements")`.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return An object of class `c("nmfkit_shift", "nmfkit")` with `W` (atoms
 #'   as columns, unit norm), `H` (coefficients, rank x images), `shifts` (a
 #'   list of two rank x images integer matrices `row` and `col`: the offsets
@@ -101,12 +108,14 @@
 nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
                       shift = c("torus2d", "circular1d"),
                       w_step = c("hals", "pg"), inner = 10L, instances = NULL,
-                      control = nmf_control(max_iter = 30L), nrun = 3L,
-                      keep_data = TRUE, restarts) {
+                      init = "random", control = nmf_control(max_iter = 30L),
+                      nrun = 3L,
+                      keep_data = TRUE, restarts, ...) {
   moved <- old_positions(c("x", "rank", "image_dim", "shift", "w_step",
                            "inner", "nrun", "instances", "control",
                            "keep_data", "restarts"), 6L, "nmf_shift")
   if (!is.null(moved)) return(eval(moved, parent.frame()))
+  check_dots_empty()
   call <- match.call()
   if (!missing(restarts)) {
     deprecate_nmfkit("{.arg restarts}", "{.arg nrun}", "nmf_shift")
@@ -122,6 +131,7 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
   if (!is.null(instances)) {
     instances <- check_instances(instances, rank, nrow(x))
   }
+  init <- check_shift_init(init, nrow(x), instances %||% rank, ncol(x))
   control <- check_control(control, fn = "nmf_shift")
   # nmf_control(inner = ) is the package-wide knob; the argument wins
   if (missing(inner) && !is.null(control$inner)) inner <- control$inner
@@ -132,7 +142,7 @@ nmf_shift <- function(x, rank, image_dim = attr(x, "image_dim"),
                instances = instances, samples = colnames(x))
   # with instances, the pipeline fits the instance atoms and the second
   # stage runs in the variant's post step
-  fit_variant("shift", x, instances %||% rank, "random", control, nrun,
+  fit_variant("shift", x, instances %||% rank, init, control, nrun,
               keep_data, spec, call)
 }
 
@@ -160,6 +170,11 @@ declare_variant(
   # the atoms have unit norm: only the coefficients scale with the data
   scale = c(H = 1),
   start = function(x, rank, init, spec, control, full) {
+    # a user's atoms and coefficients (checked by nmf_shift()), every shift 0
+    if (is.list(init)) {
+      return(list(W = init$W, H = init$H,
+                  G = matrix(0L, rank, ncol(x))))
+    }
     # coefficients start in the units of the data: with unit-norm atoms,
     # rank coefficients of size sqrt(mean ||x_j||^2 / rank) make an image's
     # norm
@@ -172,6 +187,12 @@ declare_variant(
     start
   },
   run = function(x, start, spec, control) {
+    # a user's start names the coefficients H, as the fit does (and is
+    # scaled with the data as H); the core calls them rho
+    if (!is.null(start$H)) {
+      start$rho <- start$H
+      start$H <- NULL
+    }
     fit <- r_nmf_shift(x, spec$image_dim, spec$shift, spec$w_step,
                        spec$inner, list(start), control,
                        progress_callback(control))
@@ -296,6 +317,17 @@ inverse_shift <- function(g, image_dim, shift) {
 
 # Random atoms, coefficients and shifts of one start (zero coefficients and
 # shifts with h_start = "zero").
+# `init` of nmf_shift(): "random" (the paper's start, drawn by
+# shift_start()) or a list(W = pixels x atoms, H = atoms x images).
+check_shift_init <- function(init, n_pixels, rank, n_images,
+                             call = rlang::caller_env()) {
+  if (is.list(init)) {
+    return(check_init_list(init, list(W = c(n_pixels, rank),
+                                      H = c(rank, n_images)), call = call))
+  }
+  check_choice(init, "random", arg = "init", call = call, what = "init")
+}
+
 shift_start <- function(n, m, rank, h_start, scale = 1) {
   W <- matrix(stats::runif(n * rank), n, rank)
   if (identical(h_start, "zero")) {

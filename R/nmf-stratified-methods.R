@@ -221,6 +221,7 @@ plot.nmfkit_stratified <- function(x, type = c("strata", "basis", "coef",
                                                 "loss"),
                                    image_dim = x$image_dim, components = NULL,
                                    ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   V <- x$V
   if (type == "strata") {

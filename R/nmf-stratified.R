@@ -79,6 +79,8 @@
 #'   all starts drawn first from R's RNG).
 #' @param keep_data Keep a reference to the data (no copy is made) for
 #'   [fitted()] and [residuals()]; with `FALSE` pass the data to them as `x`.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @references Chapman, J., Yaniv, Y. and Needell, D. (2023). Stratified-NMF
 #'   for heterogeneous data. 57th Asilomar Conference on Signals, Systems, and
 #'   Computers. \doi{10.48550/arXiv.2311.10789}
@@ -104,7 +106,8 @@ nmf_stratified <- function(x, rank, strata = NULL,
                            update_order = c("gauss_seidel", "jacobi"),
                            v_updates = 2, init = "random",
                            control = nmf_control(max_iter = 100),
-                           nrun = 1L, keep_data = TRUE) {
+                           nrun = 1L, keep_data = TRUE, ...) {
+  check_dots_empty()
   call <- match.call()
   # strata came before rank: nmf_stratified(x, strata, rank) still works
   if (!missing(rank) && is_number(strata) &&
@@ -205,7 +208,7 @@ stratified_input <- function(x, strata, levels = NULL, arg = "x",
          else check_data(x, arg = arg, call = call, allow_zero_matrix = TRUE)
     strata <- check_strata(strata, ncol(x), is.null(levels), call)
   }
-  if (!is.null(levels)) strata <- match_strata(strata, levels, call)
+  if (!is.null(levels)) strata <- match_strata(strata, levels, call, arg)
   list(x = x, strata = strata, group = as.integer(strata) - 1L,
        image_dim = image_dim)
 }
@@ -295,11 +298,11 @@ check_strata <- function(strata, n_samples, fitting, call) {
 }
 
 # Strata of new samples, recoded to the levels of the fit.
-match_strata <- function(strata, levels, call) {
+match_strata <- function(strata, levels, call, arg = "newdata") {
   lab <- as.character(strata)
   unknown <- setdiff(unique(lab), levels)
   if (length(unknown)) {
-    abort_nmfkit(c("The strata of {.arg newdata} must be strata of the fit.",
+    abort_nmfkit(c("The strata of {.arg {arg}} must be strata of the fit.",
                    "x" = "{cli::qty(length(unknown))}Unknown strat{?um/a}: {.val {unknown}}.",
                    "i" = "The fit has {.val {levels}}."),
                  "strata", call = call)

@@ -94,6 +94,7 @@ as.data.frame.nmfkit_tune <- function(x, row.names = NULL, optional = FALSE,
 #' @rdname print.nmfkit_tune
 #' @export
 plot.nmfkit_tune <- function(x, settings = NULL, ...) {
+  check_graphics_dots()
   d <- tune_plot_data(x, settings)
   s <- d$s
   ns <- length(d$settings)

@@ -427,7 +427,7 @@ check_tune_variant <- function(variant, call = rlang::caller_env()) {
       wasserstein = "{.fn nmf_wasserstein} takes no mask, and a bi-cross-validation block (bins x histograms) cannot be scored by its optimal-transport loss, which needs whole histograms.",
       shift = "{.fn nmf_shift} takes no mask, and its components move across the rows (pixels), so a block's rows have no rows of the basis of their own.",
       "{.fn nmf_{refused[1]}} fits several data sets or strata, which the folds of one matrix do not split.")
-    abort_nmfkit(c("{.fn nmf_tune} does not tune {.val {refused[1]}} fits.",
+    abort_nmfkit(c("{.fn nmf_tune} does not tune {.arg variant} = {.val {refused[1]}} fits.",
                    "x" = why,
                    "i" = "It tunes {.or {.val {supported}}}."),
                  "variant", call = call, value = refused[1])

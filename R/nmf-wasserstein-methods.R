@@ -235,6 +235,7 @@ predict.nmfkit_wasserstein <- function(object, newdata,
 plot.nmfkit_wasserstein <- function(x, type = c("basis", "coef", "loss"),
                                     image_dim = x$image_dim,
                                     components = NULL, ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   one_d <- !is.null(x$coords) && !is.matrix(x$coords) && is.null(image_dim)
   if (type != "basis" || !one_d) {

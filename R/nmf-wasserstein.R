@@ -59,6 +59,8 @@
 #'   `control = nmf_control(max_iter = )` instead. When it is given,
 #'   `control$max_iter` is read as the L-BFGS iterations per subproblem
 #'   (`inner`), the meaning it has together with `outer`.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return An object of class `c("nmfkit_wasserstein", "nmfkit")` with `W`
 #'   (atoms, columns on the simplex), `H` (weights, columns on the simplex),
 #'   `loss` (the objective above after each outer iteration), `iterations`
@@ -88,12 +90,13 @@ nmf_wasserstein <- function(x, rank, coords = NULL, image_dim = NULL,
                             kernel = c("auto", "dense", "separable"),
                             init = "random",
                             control = nmf_control(max_iter = 10, inner = 250),
-                            nrun = 1L, keep_data = TRUE, outer) {
+                            nrun = 1L, keep_data = TRUE, outer, ...) {
   moved <- old_positions(c("x", "rank", "coords", "image_dim", "cost",
                            "epsilon", "rho", "kernel", "control", "init",
                            "nrun", "keep_data", "outer"), 8L,
                          "nmf_wasserstein")
   if (!is.null(moved)) return(eval(moved, parent.frame()))
+  check_dots_empty()
   call <- match.call()
   x <- check_histograms(x, verbose = wants_verbose(control))
   rank <- check_rank(rank, min(dim(x)), why = rank_bound(x))

@@ -238,6 +238,8 @@
 #'   (`"counts"` by default); for a `Seurat` object, the layer (slot) of its
 #'   default assay. Other data have no assays: it is not used for them
 #'   (but must still be a name or an index). See [nmfkit-containers].
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return An object of class `c("nmfkit_nmf", "nmfkit")`: a list with `W`,
 #'   `H`, `loss` (the relative error `||x - WH|| / ||x||` after each
 #'   iteration, computed from the Gram matrices `W'W` and `HH'` without
@@ -273,11 +275,12 @@ nmf <- function(x, rank,
                 loss = "frobenius", penalty = NULL, fixed = NULL,
                 na = c("fail", "omit"), weights = NULL, mask = NULL,
                 ard = NULL, init = "auto", control = nmf_control(),
-                nrun = 1L, keep_data = TRUE, assay = "counts") {
+                nrun = 1L, keep_data = TRUE, assay = "counts", ...) {
   moved <- old_positions(c("x", "rank", "method", "init", "control", "nrun",
                            "keep_data", "na", "weights", "mask", "loss",
                            "penalty", "fixed", "assay"), 3L, "nmf")
   if (!is.null(moved)) return(eval(moved, parent.frame()))
+  check_dots_empty()
   call <- match.call()
   original <- if (!missing(x)) x  # input_matrix() reports a missing x
   search <- if (!missing(rank)) as_auto_rank(rank)

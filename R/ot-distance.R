@@ -64,6 +64,8 @@
 #' @param plan Also return the transport plans.
 #' @param control [nmf_control()]: `max_iter` iterations (default 10000) and
 #'   `tol`, the marginal error at which to stop (default `1e-8`).
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return A numeric vector, one value of `type` per pair of columns. With
 #'   `plan = TRUE` a list with `cost` (that vector), `entropic`, `transport`
 #'   and `plan` (a list of `m` x `m` plans of the pairs `(a, b)`).
@@ -82,7 +84,9 @@ ot_distance <- function(a, b, cost = NULL, coords = NULL, image_dim = NULL,
                         kernel = c("auto", "dense", "separable"),
                         type = c("divergence", "entropic", "transport"),
                         method = c("sinkhorn", "lbfgs"), plan = FALSE,
-                        control = nmf_control(max_iter = 10000, tol = 1e-8)) {
+                        control = nmf_control(max_iter = 10000, tol = 1e-8),
+                        ...) {
+  check_dots_empty()
   a <- check_data(as_column(a), arg = "a", allow_zero_matrix = TRUE)
   b <- check_data(as_column(b), arg = "b", allow_zero_matrix = TRUE)
   if (nrow(a) != nrow(b)) {

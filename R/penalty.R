@@ -114,11 +114,7 @@ check_fixed <- function(fixed, m, n, rank, arg = rlang::caller_arg(fixed),
                      "x" = "It holds {count}."),
                    "fixed", call = call, value = v)
     }
-    if (any(!is.finite(v)) || any(v < 0)) {
-      abort_nmfkit(c("{.arg {arg}${f}} must be nonnegative and finite.",
-                     "x" = "It has {sum(!is.finite(v))} non-finite and {sum(v < 0, na.rm = TRUE)} negative entr{?y/ies}."),
-                   "fixed", call = call, value = v)
-    }
+    check_nonnegative_matrix(v, paste0(arg, "$", f), call, "fixed")
     storage.mode(v) <- "double"
     out[[f]] <- v
   }

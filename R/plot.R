@@ -20,6 +20,7 @@
 #' @export
 plot.nmfkit <- function(x, type = c("basis", "coef", "loss"),
                         image_dim = x$image_dim, components = NULL, ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   comp <- select_components(x, components)
   switch(type,

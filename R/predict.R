@@ -69,8 +69,7 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   counts <- inherits(newdata, "dfm") || (is.data.frame(newdata) &&
     all(c("document", "term", "n") %in% names(newdata)))
   newdata <- input_matrix(newdata, assay, arg = "newdata", call = call)
-  newdata <- align_features(newdata, rownames(object$W), arg = "newdata",
-                            call = call, warn_absent = !counts)
+  newdata <- align_newdata(newdata, rownames(object$W), call, !counts)
   newdata <- if (is.null(read)) {
     check_newdata(newdata, nrow(object$W), arg = "newdata", call = call,
                   budget = object$control$block_size)
@@ -85,6 +84,27 @@ predict_with <- function(object, newdata, type, solve, read = NULL,
   if (type == "coef") return(h)
   out <- max.col(t(h), ties.method = "first")
   names(out) <- colnames(newdata)
+  out
+}
+
+# align_features() of `newdata`, or of each element of a list of strata
+# (predict() of a stratified fit), named as the user would index it.
+align_newdata <- function(newdata, features, call, warn_absent) {
+  if (!is.list(newdata) || is.data.frame(newdata)) {
+    return(align_features(newdata, features, arg = "newdata", call = call,
+                          warn_absent = warn_absent))
+  }
+  nm <- names(newdata)
+  out <- lapply(seq_along(newdata), function(i) {
+    arg <- if (!is.null(nm) && !is.na(nm[i]) && nzchar(nm[i])) {
+      sprintf("newdata[[\"%s\"]]", nm[i])
+    } else {
+      sprintf("newdata[[%d]]", i)
+    }
+    align_features(newdata[[i]], features, arg = arg, call = call,
+                   warn_absent = warn_absent)
+  })
+  names(out) <- nm
   out
 }
 

@@ -77,12 +77,12 @@ as_auto_rank <- function(rank, pair = TRUE, call = rlang::caller_env()) {
   if (pair && is.numeric(rank) && length(rank) == 2L) {
     if (anyNA(rank) || any(!is.finite(rank)) || any(rank != round(rank)) ||
         any(rank < 1)) {
-      abort_nmfkit(c("A rank range {.code c(lo, hi)} must hold two whole numbers from 1.",
-                     "x" = "It is {describe_value(rank)}."),
+      abort_nmfkit(c("A rank range {.arg rank} = {.code c(lo, hi)} must hold two whole numbers from 1.",
+                     "x" = "It is {.code {deparse1(rank)}}."),
                    "rank", call = call, value = rank)
     }
     if (rank[1] > rank[2]) {
-      abort_nmfkit(c("A rank range {.code c(lo, hi)} must have {.code lo <= hi}.",
+      abort_nmfkit(c("A rank range {.arg rank} = {.code c(lo, hi)} must have {.code lo <= hi}.",
                      "x" = "It is {rank[1]} to {rank[2]}."),
                    "rank", call = call, value = rank)
     }

@@ -29,6 +29,8 @@
 #'   are placed `margin` pixels apart or more.
 #' @param margin Pixels between the bounding boxes of shapes when `overlap`
 #'   is `FALSE`.
+#' @param ... Must be empty: an unknown or misspelt argument is an error
+#'   naming it.
 #' @return A list with `x` (pixels x `n` matrix, column-major images, with
 #'   attribute `image_dim`), `image_dim`, `shapes` (the shape matrices),
 #'   `positions` (a data frame with `image`, `shape`, and the 0-based `row`
@@ -42,7 +44,8 @@
 #' @export
 shifted_shapes <- function(n = 10L, frame = c(20L, 20L),
                            shapes = c("square", "plus"), noise = 0.15,
-                           copies = 1L, overlap = TRUE, margin = 1L) {
+                           copies = 1L, overlap = TRUE, margin = 1L, ...) {
+  check_dots_empty()
   n <- check_count(n, min = 1)
   frame <- check_image_dim(frame, prod(frame))
   shapes <- check_shapes(shapes, frame)

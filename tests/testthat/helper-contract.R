@@ -73,3 +73,23 @@ corrupt_sparse <- function(x, kind = "d") {
   t_row@i[1] <- nrow(x) + 3L
   list(c_row = c_row, c_p = c_p, r_col = r_col, t_row = t_row)
 }
+
+# Whether the message of the error `cnd` of a contract row names an
+# argument, in backticks as cli's {.arg} writes it: one given in the call
+# `expr` (at any depth: a setting inside `control`, an element of `init`),
+# a formal argument of the function `fn` (a missing one) or `...`.
+names_an_argument <- function(cnd, fn, expr) {
+  msg <- cli::ansi_strip(conditionMessage(cnd))
+  given <- function(e) {
+    if (!is.call(e)) return(character())
+    parts <- as.list(e)
+    c(names(parts)[nzchar(names(parts) %||% "")],
+      unlist(lapply(parts, given)))
+  }
+  f <- get0(sub("\\$.*", "", fn), envir = asNamespace("nmfkit"))
+  cand <- unique(c(given(expr), if (is.function(f)) names(formals(f)),
+                   all.vars(expr)))
+  any(vapply(cand, function(a) {
+    grepl(paste0("`", a), msg, fixed = TRUE)
+  }, logical(1)))
+}

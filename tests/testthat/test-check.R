@@ -104,3 +104,29 @@ test_that("method, nrun and keep_data are validated", {
   expect_error(nmf(x, 2, nrun = 0), class = "nmfkit_error")
   expect_error(nmf(x, 2, keep_data = "yes"), class = "nmfkit_error_flag")
 })
+
+test_that("user matrices are checked for finite, nonnegative entries one way", {
+  # starting factors, fixed components and a basis given to feature_score()
+  # go through the data's own checks: the class of their argument, the
+  # count of bad entries and where the first is
+  x <- small_data()
+  msg <- function(expr, class) {
+    cnd <- rlang::catch_cnd(expr, "nmfkit_error")
+    expect_s3_class(cnd, class)
+    cli::ansi_strip(conditionMessage(cnd))
+  }
+  w <- matrix(1, nrow(x), 2)
+  w[5, 1] <- -1
+  m <- msg(nmf(x, 2, init = list(W = w, H = matrix(1, 2, ncol(x)))),
+           "nmfkit_error_init")
+  expect_match(m, "`init$W` has 1 negative entry", fixed = TRUE)
+  expect_match(m, "[5, 1]", fixed = TRUE)
+  m <- msg(nmf(x, 2, fixed = list(W = replace(matrix(1, nrow(x), 1), 3, NA))),
+           "nmfkit_error_fixed")
+  expect_match(m, "`fixed$W` has 1 such entry (1 NA)", fixed = TRUE)
+  expect_match(m, "[3, 1]", fixed = TRUE)
+  m <- msg(feature_score(replace(matrix(1, 5, 2), 2, Inf)),
+           "nmfkit_error_value")
+  expect_match(m, "1 infinite", fixed = TRUE)
+  expect_match(m, "[2, 1]", fixed = TRUE)
+})

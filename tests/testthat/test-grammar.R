@@ -192,6 +192,8 @@ test_that("every fitter orders data, rank, its own arguments, init, control, nru
   for (fn in c("nmf", "nmf_joint", "nmf_stratified", "nmf_wasserstein",
                "nmf_manifold", "nmf_shift")) {
     args <- names(formals(get(fn, asNamespace("nmfkit"))))
+    # every fitter takes all four
+    expect_true(all(tail_args %in% args), label = fn)
     present <- tail_args[tail_args %in% args]
     pos <- match(present, args)
     # in this order, together, with nothing but deprecated names, `assay`
@@ -270,4 +272,58 @@ test_that("the inference verbs say rank and variant one way", {
                  function() nmf_manifold(x))) {
     expect_error(f(), class = "nmfkit_error_missing")
   }
+})
+
+test_that("nmf_shift() takes init: a user start draws no random numbers", {
+  withr::local_options(rlib_warning_verbosity = "verbose")
+  sim <- withr::with_seed(1, shifted_shapes(6))
+  ctl <- nmf_control(max_iter = 3)
+  # "random" is the default start
+  expect_identical(
+    withr::with_seed(2, nmf_shift(sim$x, 2, nrun = 1, control = ctl))$W,
+    withr::with_seed(2, nmf_shift(sim$x, 2, init = "random", nrun = 1,
+                                  control = ctl))$W)
+  # a user's atoms and coefficients: the same fit under any seed, and a
+  # fit that starts there (its first error is that of the start, shifts 0)
+  start <- list(W = sim$x[, 1:2] + 0.01,
+                H = matrix(1, 2, ncol(sim$x)))
+  a <- withr::with_seed(3, nmf_shift(sim$x, 2, init = start, nrun = 1,
+                                     control = ctl))
+  b <- withr::with_seed(4, nmf_shift(sim$x, 2, init = start, nrun = 1,
+                                     control = ctl))
+  expect_identical(a$W, b$W)
+  expect_false(identical(
+    a$W, withr::with_seed(3, nmf_shift(sim$x, 2, nrun = 1, control = ctl))$W))
+  # at 2^600 the same start (H scaled with the data) gives the same atoms
+  big <- withr::with_seed(3, nmf_shift(sim$x * 2^600, 2, nrun = 1,
+                                       control = ctl,
+                                       init = list(W = start$W,
+                                                   H = start$H * 2^600)))
+  expect_equal(big$W, a$W, tolerance = 1e-10)
+  expect_error(nmf_shift(sim$x, 2, init = "nndsvd"),
+               class = "nmfkit_error_init")
+  # the old positions (control, nrun after inner and instances) still work
+  dims <- attr(sim$x, "image_dim")
+  ref <- withr::with_seed(2, nmf_shift(sim$x, 2, dims, "torus2d", "hals", 10L,
+                                       nrun = 1, instances = NULL,
+                                       control = ctl))
+  expect_warning(old <- withr::with_seed(2, nmf_shift(
+    sim$x, 2, dims, "torus2d", "hals", 10L, 1L, NULL, ctl)),
+    class = "nmfkit_warning_deprecated")
+  expect_identical(old$W, ref$W)
+})
+
+test_that("?nmf_control documents only settings that exist", {
+  rd <- tools::Rd_db("nmfkit")[["nmf_control.Rd"]]
+  skip_if(is.null(rd), "no installed help")
+  text <- paste(as.character(rd), collapse = "")
+  # the settings read by one function only: each item opens with its name
+  items <- regmatches(text, gregexpr("\\\\item \\\\code\\{[a-z_0-9]+\\}",
+                                     text))[[1]]
+  named <- sub(".*\\{", "", sub("\\}$", "", items))
+  reg <- asNamespace("nmfkit")$registry$settings
+  declared <- unique(unlist(lapply(reg, function(e) names(e$settings))))
+  expect_gt(length(named), 5L)
+  expect_setequal(setdiff(named, declared), character())
+  expect_false(grepl("code{outer}", text, fixed = TRUE))
 })

@@ -322,3 +322,25 @@ test_that("update = \"hals\" is scale-equivariant and thread-independent", {
   expect_identical(two$W, ref$W)
   expect_identical(two$loss, ref$loss)
 })
+
+test_that("predict() of a list of strata matches strata and features by name", {
+  x <- withr::with_seed(1, matrix(runif(120), 12, dimnames = list(
+    paste0("g", 1:12), paste0("c", 1:10))))
+  x2 <- withr::with_seed(2, matrix(runif(96) + 1, 12, dimnames = list(
+    paste0("g", 1:12), paste0("d", 1:8))))
+  fit <- withr::with_seed(1, nmf_stratified(
+    list(a = x, b = x2), 2, control = nmf_control(max_iter = 20)))
+  ref <- predict(fit, list(a = x[, 1:3], b = x2[, 1:2]))
+  # strata in another order
+  other <- predict(fit, list(b = x2[, 1:2], a = x[, 1:3]))
+  expect_equal(other[, colnames(ref)], ref, tolerance = 1e-12)
+  # each stratum's rows in another order: matched by feature name, as a
+  # matrix's are
+  rev_rows <- predict(fit, list(a = x[12:1, 1:3], b = x2[12:1, 1:2]))
+  expect_equal(rev_rows, ref, tolerance = 1e-12)
+  expect_equal(predict(fit, x[12:1, 1:3], strata = rep("a", 3)),
+               ref[, 1:3], tolerance = 1e-12)
+  # a stratum without a feature: a classed warning, the feature taken as 0
+  expect_warning(predict(fit, list(a = x[-1, 1:3])),
+                 class = "nmfkit_warning_features")
+})
