@@ -58,6 +58,7 @@
 #'   itself in an iteration.
 #' @param prune Relative relevance below which a component is pruned, in
 #'   `[0, 1)`.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return An object of class `nmfkit_ard_prior`, for [nmf()]'s `ard`.
 #' @references Tan, V. Y. F. and Févotte, C. (2013). Automatic relevance
 #'   determination in nonnegative matrix factorization with the
@@ -73,7 +74,8 @@
 #' plot(fit$ard)
 #' @export
 ard_prior <- function(prior = c("l1", "l2"), shape = NULL, dispersion = NULL,
-                      max_iter = 20000L, tol = 1e-5, prune = 1e-3) {
+                      max_iter = 20000L, tol = 1e-5, prune = 1e-3, ...) {
+  check_dots_empty()
   prior <- check_choice(prior)
   if (!is.null(shape)) {
     shape <- check_number(shape, min = if (prior == "l1") 2 else 1,

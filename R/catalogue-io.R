@@ -24,6 +24,7 @@
 #' @param x A numeric matrix (or data frame of numeric columns) with the
 #'   contexts as row names.
 #' @param digits Significant digits written (17 keeps every double).
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return `read_catalogue()`: a numeric matrix, contexts x columns.
 #'   `write_catalogue()`: `file`, invisibly.
 #' @seealso [cosmic_signatures()] for the COSMIC reference in this layout.
@@ -35,7 +36,8 @@
 #' y <- read_catalogue(f)
 #' identical(y, x * 1)
 #' @export
-read_catalogue <- function(file) {
+read_catalogue <- function(file, ...) {
+  check_dots_empty()
   if (!inherits(file, "connection")) {
     if (!is.character(file) || length(file) != 1L || is.na(file)) {
       abort_nmfkit(c("{.arg file} must be a path or a connection.",
@@ -88,7 +90,8 @@ read_catalogue <- function(file) {
 
 #' @rdname read_catalogue
 #' @export
-write_catalogue <- function(x, file, digits = 17L) {
+write_catalogue <- function(x, file, digits = 17L, ...) {
+  check_dots_empty()
   x <- check_catalogue_matrix(x)
   digits <- check_count(digits, min = 1, max = 22)
   if (is.null(rownames(x))) {
@@ -186,6 +189,7 @@ sbs96_contexts <- function() {
 #' @param artefacts Keep the SBS signatures of possible sequencing
 #'   artefacts.
 #' @param dir The directory holding the files (see Details).
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A numeric matrix, contexts x signatures.
 #' @references Alexandrov, L. B. et al. (2020). The repertoire of
 #'   mutational signatures in human cancer. *Nature* 578, 94-101.
@@ -198,7 +202,8 @@ sbs96_contexts <- function() {
 #' @export
 cosmic_signatures <- function(type = c("SBS", "DBS", "ID"),
                               genome = c("GRCh37", "GRCh38", "mm10"),
-                              artefacts = TRUE, dir = example_counts_dir()) {
+                              artefacts = TRUE, dir = example_counts_dir(), ...) {
+  check_dots_empty()
   type <- check_choice(type)
   genome <- check_choice(genome)
   check_flag(artefacts)
@@ -225,7 +230,8 @@ cosmic_signatures <- function(type = c("SBS", "DBS", "ID"),
 
 #' @rdname cosmic_signatures
 #' @export
-cosmic_signatures_available <- function(dir = example_counts_dir()) {
+cosmic_signatures_available <- function(dir = example_counts_dir(), ...) {
+  check_dots_empty()
   check_dir(dir)
   all(file.exists(vapply(c("SBS", "DBS", "ID"), cosmic_file, character(1),
                          genome = "GRCh37", dir = dir)))

@@ -37,6 +37,7 @@
 #' @param nfolds Number of folds, at least 2.
 #' @param fraction Fraction of the observed entries held out per fold, in
 #'   `(0, 0.5]`.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return An object of class `nmfkit_auto_rank`, for `rank`.
 #' @seealso [nmf_rank()] to score every rank of a grid.
 #' @examples
@@ -48,7 +49,8 @@
 #' fit$rank_search
 #' plot(fit$rank_search)
 #' @export
-auto_rank <- function(lo = 1L, hi = NULL, nfolds = 3L, fraction = 0.05) {
+auto_rank <- function(lo = 1L, hi = NULL, nfolds = 3L, fraction = 0.05, ...) {
+  check_dots_empty()
   lo <- check_count(lo, min = 1)
   if (!is.null(hi)) {
     hi <- check_count(hi, min = 1)

@@ -23,6 +23,7 @@
 #' @param x The data of the fit, when it does not keep them (or to use
 #'   other data with the same dimensions).
 #' @param format `"tidy"` (a data frame) or `"array"`.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return For `"tidy"` a data frame with `feature`, `sample`, `component`,
 #'   `count` (`x[f, j]`, `NA` without data), `probability` and `expected`.
 #'   For `"array"` an array or list of sparse matrices of probabilities.
@@ -34,7 +35,8 @@
 #' head(a)
 #' range(tapply(a$probability, paste(a$feature, a$sample), sum))
 #' @export
-entry_assignments <- function(fit, x = NULL, format = c("tidy", "array")) {
+entry_assignments <- function(fit, x = NULL, format = c("tidy", "array"), ...) {
+  check_dots_empty()
   format <- check_choice(format)
   fac <- fit_factors(fit)
   W <- fac$W

@@ -19,6 +19,7 @@
 #'   name.
 #' @param max_delta The largest drop of cosine similarity one removal may
 #'   cause, in `[0, 1)`.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return An object of class `nmfkit_decomposition`: a list with `table`
 #'   (one row per de novo signature: `signature`, `best_match`,
 #'   `best_cosine`, `decomposition` (as text, weights in parentheses),
@@ -34,7 +35,8 @@
 #' d
 #' plot(d)
 #' @export
-decompose_signatures <- function(signatures, reference, max_delta = 0.01) {
+decompose_signatures <- function(signatures, reference, max_delta = 0.01, ...) {
+  check_dots_empty()
   call <- match.call()
   S <- as_signature_matrix(signatures)
   R <- check_signatures(reference)
@@ -86,7 +88,6 @@ as_signature_matrix <- function(signatures,
 
 #' @rdname decompose_signatures
 #' @param x An `nmfkit_decomposition` object.
-#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @export
 print.nmfkit_decomposition <- function(x, ...) {
   check_dots_empty()

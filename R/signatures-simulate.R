@@ -24,6 +24,7 @@
 #'   `ncol(signatures)`.
 #' @param prob Probabilities of the signatures being chosen (by default
 #'   equal), nonnegative with at least `active` positive.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return `simulate_signatures()`: a matrix, contexts x `k`, columns
 #'   named `sig1`, ... and summing to 1. `simulate_catalogue()`: a list
 #'   with `counts` (contexts x samples), `exposures` (signatures x
@@ -39,7 +40,8 @@
 #' colSums(sim$exposures)[1:3]
 #' @export
 simulate_signatures <- function(k, contexts = sbs96_contexts(),
-                                concentration = 0.2) {
+                                concentration = 0.2, ...) {
+  check_dots_empty()
   k <- check_count(k, min = 1)
   if (!is.character(contexts) || length(contexts) < 2L || anyNA(contexts) ||
       anyDuplicated(contexts)) {
@@ -61,7 +63,8 @@ simulate_signatures <- function(k, contexts = sbs96_contexts(),
 #' @rdname simulate_signatures
 #' @export
 simulate_catalogue <- function(signatures, n, mutations = 2000, active = 3L,
-                               prob = NULL) {
+                               prob = NULL, ...) {
+  check_dots_empty()
   W <- check_signatures(signatures)
   n <- check_count(n, min = 1)
   k <- ncol(W)
