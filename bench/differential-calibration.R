@@ -12,7 +12,8 @@
 #     carrying its block), KS test against the uniform over data sets; the
 #     share of all cells with p <= 0.05 (pooled); the smallest BH-adjusted
 #     p-value (the rule "some feature differs") at 5 % and 10 %.
-# (b) FDP and power: POWER_RUNS data sets per row; set 2's basis differs in
+# (b) FDP and power: POWER_RUNS data sets per row (bench/differential-fdr.R
+#     runs many data sets per row and reports standard errors); set 2's basis differs in
 #     a tenth of component 1's features (weights times `effect`), or set 2
 #     only uses component 1 `usage` times as much (no feature differs).
 #     Planted cells found at BH 5 %, mean false-discovery proportion, the
