@@ -53,12 +53,18 @@
 #' other cluster about equally, so on signed data centred at the origin
 #' (e.g. three Gaussian blobs, one at 0) the ALM methods can miss such a
 #' cluster. `preprocess = "minmax"` moves the data away from the origin.
-#' Data whose clusters all share an offset are the opposite case: SMRMF's
-#' selective graph links stars of points around the exemplars, with more
-#' connected components than clusters, and on three blobs at `3 e_r + 1`
-#' SMRMF averaged .80 accuracy (k-means 1.00) against 1.00 with
-#' `preprocess = "minmax"`, which removes the offset (`bench/README.md`,
-#' "Manifold clustering").
+#' SMRMF's selective graph, as the paper builds it (each exemplar linked to
+#' its `k` largest entries of `Z`), is a set of stars around the exemplars
+#' plus points no exemplar reaches: more connected components than
+#' clusters. While `lambda / mu` is large the graph term drives `G` into
+#' the Laplacian's null space, whose dimension is the number of components,
+#' and the codes settle on an early grouping of the stars; on three blobs
+#' at `3 e_r + 1` SMRMF averaged .80 accuracy where k-means gets 1.00. By
+#' default (`connect = TRUE`) each point outside the graph is linked to its
+#' nearest point in it and the components are joined along the input-space
+#' minimum spanning tree, shortest links first, until `rank` remain, with
+#' edges of the graph's mean weight; `connect = FALSE` gives the paper's
+#' graph (`bench/README.md`, "Manifold clustering").
 #'
 #' Scale matters for `"rmnmf"`: the prox threshold `1 / mu` is in data units,
 #' so the fit of `c * x` is not `c` times the fit of `x`. Nothing is rescaled
@@ -128,10 +134,12 @@
 #'   largest entries of row `i` of `Z` with weights `z_ij`, the default;
 #'   `"knn"`, the `k` nearest points of `i` in input space with weights
 #'   `z_ij`; `"knn_kernel"`, the same neighbours with weights `1 - D_X / 2`,
-#'   the input kernel similarity) and `keep_z` (`FALSE`; `TRUE` keeps `Z` in
-#'   the fit). SMRMF only: `split` (`TRUE`; `FALSE` is SMRMF-NS: no l1,inf
-#'   split, every point may be an exemplar), `mu_z` (0.1), `ds3_max_iter`
-#'   (3000, the DS3 start), `rank_on` (`"z"`, or `"c"`: rank the rows of the
+#'   the input kernel similarity), `connect` (`TRUE`: join the selective
+#'   graph's components until `rank` remain, above; `FALSE`: the paper's
+#'   graph) and `keep_z` (`FALSE`; `TRUE` keeps `Z` in the fit). SMRMF
+#'   only: `split` (`TRUE`; `FALSE` is SMRMF-NS: no l1,inf split, every
+#'   point may be an exemplar), `mu_z` (0.1), `ds3_max_iter` (3000, the DS3
+#'   start), `rank_on` (`"z"`, or `"c"`: rank the rows of the
 #'   l1,inf-projected split `C`, whose non-exemplar rows are zero) and
 #'   `inner_z_iter` (1: ADMM passes of the exemplar block per iteration).
 #'   f-SMRMF only: `gamma` (default the CAN rule).
@@ -311,6 +319,8 @@ manifold_control <- function(control, method, knobs,
                                       call = call, what = "control")
   control$keep_z <- check_flag(control$keep_z %||% FALSE, arg = "keep_z",
                                call = call)
+  control$connect <- check_flag(control$connect %||% TRUE, arg = "connect",
+                                call = call)
   control$labels <- check_choice(control$labels %||% "argmax",
                                  c("argmax", "kmeans"), arg = "labels",
                                  call = call)
@@ -323,7 +333,8 @@ manifold_control <- function(control, method, knobs,
 # (a misplaced setting, like those check_control() rejects), never ignored.
 manifold_knobs <- local({
   alm <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat", "labels")
-  learnt <- c(alm, "kernel", "beta", "w_g", "rank_norm", "nbr", "keep_z")
+  learnt <- c(alm, "kernel", "beta", "w_g", "rank_norm", "nbr", "keep_z",
+              "connect")
   list(gnmf = c("min_iter", "labels", "solver"), rmnmf = alm,
        smrmf = c(learnt, "split", "mu_z", "ds3_max_iter", "rank_on",
                  "inner_z_iter"),
@@ -496,7 +507,8 @@ manifold_init <- function(x, rank, init, threads) {
 manifold_settings <- c("mu0", "rho", "mu_max", "min_iter", "sign_compat",
                        "kernel", "split", "beta", "w_g", "mu_z", "gamma",
                        "ds3_max_iter", "rank_norm", "rank_on", "nbr",
-                       "inner_z_iter", "keep_z", "labels", "solver")
+                       "inner_z_iter", "keep_z", "labels", "solver",
+                       "connect")
 manifold_knob_settings <- function() {
   stats::setNames(
     rep(list(setting(check = function(x, arg, call) x)),

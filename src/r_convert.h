@@ -243,6 +243,7 @@ inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
        {"knn_kernel", nmfkit::ZNeighbours::knn_kernel}},
       "nbr");
   p.inner_z_iter = ctrl_int(control, "inner_z_iter");
+  p.connect = Rcpp::as<bool>(control["connect"]);
   p.keep_z = Rcpp::as<bool>(control["keep_z"]);
   return p;
 }

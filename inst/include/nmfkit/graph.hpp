@@ -278,4 +278,116 @@ inline std::vector<int> max_assignment(const Mat& profit) {
   return perm;
 }
 
+/// Squared Euclidean distances between the columns of x (n x n, zero
+/// diagonal), for the spanning tree below.
+inline Mat squared_distances(const Eigen::Ref<const Mat>& x) {
+  const Vec sq = x.colwise().squaredNorm().transpose();
+  Mat d2 = x.transpose() * x;
+  for (Index j = 0; j < d2.cols(); ++j)
+    for (Index i = 0; i < d2.rows(); ++i)
+      d2(i, j) = i == j ? 0.0 : std::max(0.0, sq[i] + sq[j] - 2.0 * d2(i, j));
+  return d2;
+}
+
+/// An edge of the spanning tree: squared length and end points.
+struct SpanEdge {
+  double len;
+  int u, v;
+};
+
+/// Minimum spanning tree of the complete graph on squared distances d2
+/// (Prim, O(n^2); ties to the lower index), its n - 1 edges by length.
+inline std::vector<SpanEdge> spanning_tree(const Mat& d2) {
+  const Index n = d2.cols();
+  std::vector<SpanEdge> out;
+  if (n < 2) return out;
+  std::vector<char> in(static_cast<size_t>(n), 0);
+  Vec best = d2.col(0);
+  std::vector<int> from(static_cast<size_t>(n), 0);
+  in[0] = 1;
+  for (Index it = 1; it < n; ++it) {
+    Index j = -1;
+    for (Index c = 0; c < n; ++c)
+      if (!in[c] && (j < 0 || best[c] < best[j])) j = c;
+    out.push_back({best[j], from[j], static_cast<int>(j)});
+    in[j] = 1;
+    for (Index c = 0; c < n; ++c)
+      if (!in[c] && d2(j, c) < best[c]) {
+        best[c] = d2(j, c);
+        from[c] = static_cast<int>(j);
+      }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SpanEdge& a,
+                                              const SpanEdge& b) {
+    return a.len < b.len;
+  });
+  return out;
+}
+
+/// Connects a sparse affinity w: every point without an edge is linked to
+/// its nearest point with one (so no isolated point counts as a cluster),
+/// then components are joined along the spanning tree, shortest links
+/// first (single linkage), until at most `target` remain. Added edges
+/// weigh the mean weight of w. Joining on the tree is exact: an edge off
+/// the tree never joins two components that its tree path has not.
+inline SpMat connect_components(const SpMat& w, const Mat& d2,
+                                const std::vector<SpanEdge>& tree,
+                                int target) {
+  const Index n = w.cols();
+  std::vector<int> parent(static_cast<size_t>(n));
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  int comps = static_cast<int>(n);
+  auto join = [&](int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return false;
+    parent[std::max(a, b)] = std::min(a, b);
+    --comps;
+    return true;
+  };
+  double total = 0.0;
+  Index edges = 0;
+  std::vector<char> touched(static_cast<size_t>(n), 0);
+  for (Index j = 0; j < n; ++j)
+    for (SpMat::InnerIterator e(w, j); e; ++e)
+      if (e.value() > 0.0 && e.row() != j) {
+        touched[j] = touched[e.row()] = 1;
+        join(static_cast<int>(e.row()), static_cast<int>(j));
+        total += e.value();
+        ++edges;
+      }
+  const double weight = edges ? total / static_cast<double>(edges) : 1.0;
+  std::vector<Eigen::Triplet<double>> t;
+  t.reserve(static_cast<size_t>(w.nonZeros() + 2 * n));
+  for (Index j = 0; j < n; ++j)
+    for (SpMat::InnerIterator e(w, j); e; ++e)
+      t.emplace_back(e.row(), j, e.value());
+  auto add = [&](int a, int b) {
+    t.emplace_back(a, b, weight);
+    t.emplace_back(b, a, weight);
+  };
+  if (edges) {
+    for (Index j = 0; j < n; ++j) {
+      if (touched[j]) continue;
+      Index best = -1;
+      for (Index i = 0; i < n; ++i)
+        if (touched[i] && (best < 0 || d2(i, j) < d2(best, j))) best = i;
+      if (join(static_cast<int>(best), static_cast<int>(j)))
+        add(static_cast<int>(best), static_cast<int>(j));
+    }
+  }
+  for (const SpanEdge& e : tree) {
+    if (comps <= target) break;
+    if (join(e.u, e.v)) add(e.u, e.v);
+  }
+  SpMat out(n, n);
+  out.setFromTriplets(t.begin(), t.end());
+  out.makeCompressed();
+  return out;
+}
+
 }  // namespace nmfkit

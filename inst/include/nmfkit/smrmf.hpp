@@ -56,6 +56,9 @@ struct SmrmfParams {
   bool rank_on_c = false;  // rank rows of the split C instead of Z (smrmf, ns)
   ZNeighbours nbr = ZNeighbours::zrow;
   int inner_z_iter = 1;    // exemplar-block ADMM passes per iteration
+  // join the selective graph's components along the input-space spanning
+  // tree until k remain (connect_components()); false: the paper's graph
+  bool connect = true;
   bool keep_z = false;
 };
 
@@ -314,6 +317,21 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
   auto ranking = [&]() {
     return detail::rank_rows(p.rank_on_c ? ds.c : ds.z, p.rank_linf);
   };
+  // (3.6) leaves stars around the exemplars and untouched points: more
+  // components than clusters, a Laplacian null space of more than k
+  // dimensions, and codes that settle on an early, wrong grouping of the
+  // stars (bench/README.md, "Manifold clustering")
+  Mat d2x;
+  std::vector<SpanEdge> tree;
+  if (p.connect) {
+    d2x = squared_distances(x);
+    tree = spanning_tree(d2x);
+  }
+  auto graph_of = [&](const std::vector<int>& ranked, int s) {
+    SpMat g = selective(ranked, s);
+    return p.connect ? connect_components(g, d2x, tree, static_cast<int>(k))
+                     : g;
+  };
 
   // start: DS3 on the input-space dissimilarities
   if (p.kind == SmrmfKind::fast) {
@@ -343,7 +361,7 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
   }
   std::vector<int> ranked = ranking();
   const int s = p.kind == SmrmfKind::ns ? static_cast<int>(n) : p.exemplars;
-  SpMat w = selective(ranked, s);
+  SpMat w = graph_of(ranked, s);
   SpMat lap = laplacian(w);
 
   detail::AlmState st;
@@ -367,7 +385,7 @@ ManifoldResult smrmf(const Eigen::Ref<const Mat>& x, const Mat& f0,
         ds.step(dh, p.mu_z, tau, p.kind == SmrmfKind::smrmf, th);
     }
     ranked = ranking();
-    w = selective(ranked, s);
+    w = graph_of(ranked, s);
     lap = laplacian(w);
     return StepOutcome{loss,
                        detail::alm_converged(p.alm, it, res, loss, r.loss)};
