@@ -150,9 +150,11 @@ ard_refine <- function(model, x, ard, loss, control, call) {
   s0 <- sqrt(mean_x / k)
   W0 <- matrix(stats::runif(m * k, 0, s0), m, k)
   H0 <- matrix(stats::runif(k * n, 0, s0), k, n)
-  r <- r_nmf_ard(xs, W0, H0, beta, ard$prior, a, b, phi, ard$max_iter,
-                 ard$tol, threads, progress_callback(control,
-                                                     total = ard$max_iter))
+  r <- core_fit(xs, W0, H0, core_params(
+    "mu", list(threads = threads), beta = beta,
+    callback = progress_callback(control, total = ard$max_iter),
+    ard = list(prior = ard$prior, a = a, b = b, phi = phi,
+               max_iter = ard$max_iter, tol = ard$tol)))
   lambda <- r$lambda
   top <- max(lambda) - r$floor
   active <- (lambda - r$floor) > ard$prune * top

@@ -14,6 +14,7 @@
 #include "nmfkit/masked.hpp"
 #include "nmfkit/divergence_kernels.hpp"
 #include "nmfkit/divergence.hpp"
+#include "nmfkit/ard.hpp"
 #include "nmfkit/stream_block.hpp"
 #include "nmfkit/source.hpp"
 #include "nmfkit/stream.hpp"
