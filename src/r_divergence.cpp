@@ -22,6 +22,10 @@ double r_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
 // [[Rcpp::export]]
 double r_zero_fits(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
                    const Eigen::Map<Eigen::MatrixXd> h) {
-  const nmfkit::CountData c = counts(x, Masked(), 1);
-  return static_cast<double>(nmfkit::zero_fits(c, w, h));
+  // (a start check of large data: the host may interrupt it)
+  nmfkit_r::RHooks hooks;
+  const nmfkit::CountData c = counts(x, Masked(), 1, &hooks);
+  const nmfkit::Index bad = nmfkit::zero_fits(c, w, h, &hooks);
+  hooks.finish();
+  return static_cast<double>(bad);
 }

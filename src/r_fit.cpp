@@ -67,16 +67,14 @@ Rcpp::List fit_stream(const Rcpp::List& s,
     hooks.finish();
     return nmfkit_r::nmf_result_list(r);
   }
+  const nmfkit::NmfParams p =
+      nmfkit_r::nmf_params(control, method, penalty, fixed, beta);
   if (beta != 2.0) {
-    const nmfkit::DivParams p =
-        nmfkit_r::div_params(control, method, beta, penalty, fixed);
     const nmfkit::DivResult r =
         nmfkit::nmf_divergence_streamed(source, w, h, p, hooks);
     hooks.finish();
     return nmfkit_r::div_result_list(r);
   }
-  const nmfkit::NmfParams p =
-      nmfkit_r::nmf_params(control, method, penalty, fixed);
   const nmfkit::NmfResult r = nmfkit::nmf_streamed(source, w, h, p, hooks);
   hooks.finish();
   return nmfkit_r::nmf_result_list(r);
@@ -105,18 +103,16 @@ Rcpp::List r_nmf_fit(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
     return fit_ard(x, w, h, beta, params["ard"],
                    nmfkit_r::ctrl_int(control, "threads"), hooks);
   const nmfkit_r::Masked masked(params["masked"]);
+  nmfkit::NmfParams p =
+      nmfkit_r::nmf_params(control, method, penalty, fixed, beta);
+  p.update_w = Rcpp::as<bool>(params["update_w"]);
   if (beta != 2.0) {
-    nmfkit::DivParams p =
-        nmfkit_r::div_params(control, method, beta, penalty, fixed);
-    p.update_w = Rcpp::as<bool>(params["update_w"]);
     const nmfkit::CountData c =
         nmfkit_r::counts(x, masked, p.threads, &hooks);
     const nmfkit::DivResult r = nmfkit::nmf_divergence(c, w, h, p, hooks);
     hooks.finish();
     return nmfkit_r::div_result_list(r);
   }
-  const nmfkit::NmfParams p =
-      nmfkit_r::nmf_params(control, method, penalty, fixed);
   nmfkit::NmfResult r;
   if (masked.on) {
     const nmfkit::EntryWeights a = masked.weights(w.rows(), h.cols());

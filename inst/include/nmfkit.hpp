@@ -3,6 +3,7 @@
 
 #include "nmfkit/types.hpp"
 #include "nmfkit/hooks.hpp"
+#include "nmfkit/params.hpp"
 #include "nmfkit/parallel.hpp"
 #include "nmfkit/data.hpp"
 #include "nmfkit/loss.hpp"

@@ -61,3 +61,59 @@ test_that("an HDF5 matrix larger than the child's address space is fitted", {
   expect_identical(child$H, uncapped$H)
   expect_identical(child$loss, uncapped$loss)
 })
+
+test_that("a KL fit of a 10x HDF5 matrix larger than the child's address space streams", {
+  skip_on_cran()
+  skip_if_not_installed("HDF5Array")
+  skip_if_not_installed("rhdf5")
+  skip_if_not(.Platform$OS.type == "unix" && nzchar(Sys.which("sh")))
+  # 2000 x 12000 counts, 1000 nonzeros a column: 144 MB as a dgCMatrix,
+  # 192 MB dense; the child's cap leaves it 100 MB
+  m <- 2000L
+  n <- 12000L
+  per <- 1000L
+  set.seed(3)
+  rows <- vapply(seq_len(n), function(j) sort(sample.int(m, per)),
+                 integer(per))
+  x <- methods::new("dgCMatrix", i = as.vector(rows) - 1L,
+                    p = seq(0L, n * per, by = per),
+                    x = as.double(stats::rpois(n * per, 3) + 1),
+                    Dim = c(m, n))
+  rm(rows)
+  path <- withr::local_tempfile(fileext = ".h5")
+  write_tenx(x, path)
+  rm(x)
+  gc()
+  out <- withr::local_tempfile(fileext = ".rds")
+  script <- withr::local_tempfile(fileext = ".R")
+  writeLines(c(
+    'suppressMessages({library(nmfkit); library(HDF5Array)})',
+    'args <- commandArgs(TRUE)',
+    'vm <- as.numeric(gsub("[^0-9]", "", grep("^VmSize", readLines("/proc/self/status"), value = TRUE)))',
+    'xt <- TENxMatrix(args[1], "matrix")',
+    'realised <- tryCatch({ as(xt, "dgCMatrix"); "realised" }, error = function(e) conditionMessage(e))',
+    'set.seed(2)',
+    'fit <- nmf(xt, 5, loss = "kl", control = nmf_control(max_iter = 2, block_size = 2^23))',
+    'peak <- as.numeric(gsub("[^0-9]", "", grep("^VmPeak", readLines("/proc/self/status"), value = TRUE)))',
+    'saveRDS(list(W = fit$W, H = fit$H, iterations = fit$iterations, vm = vm, peak = peak, realised = realised), args[2])'
+  ), script)
+  env <- paste0("R_LIBS=", paste(.libPaths(), collapse = ":"))
+  base <- system2("sh", c("-c", shQuote(paste(
+    "MALLOC_ARENA_MAX=1 OMP_NUM_THREADS=1", file.path(R.home("bin"), "Rscript"),
+    "-e", shQuote('suppressMessages({library(nmfkit); library(HDF5Array)}); cat(grep("^VmSize", readLines("/proc/self/status"), value = TRUE))')))),
+    stdout = TRUE, env = env)
+  cap_kb <- as.numeric(gsub("[^0-9]", "", base)) + 100 * 1024
+  status <- system2("sh", c("-c", shQuote(paste(
+    "ulimit -v", format(cap_kb, scientific = FALSE), "&&",
+    "MALLOC_ARENA_MAX=1 OMP_NUM_THREADS=1", file.path(R.home("bin"), "Rscript"),
+    shQuote(script), shQuote(path), shQuote(out)))), env = env)
+  expect_identical(status, 0L)
+  child <- readRDS(out)
+  # the matrix could not be realised in the child, and the fit ran in it
+  expect_false(identical(child$realised, "realised"))
+  expect_lt(child$peak, cap_kb + 1)
+  expect_identical(child$iterations, 2L)
+  expect_identical(dim(child$W), c(m, 5L))
+  expect_true(all(is.finite(child$W)) && all(child$W >= 0))
+  expect_true(all(is.finite(child$H)) && any(child$H > 0))
+})
