@@ -63,6 +63,7 @@ inline nmfkit::CountData counts(SEXP x, const Masked& a_in, int threads,
                                       : Rcpp::as<MapMat>(x).cols();
     if (hooks != nullptr && hooks->check_interrupt()) hooks->finish();
     a = a_in.weights(m, n);
+    if (hooks != nullptr && hooks->check_interrupt()) hooks->finish();
   }
   const nmfkit::EntryWeights* ap = a_in.weighted() ? &a : nullptr;
   nmfkit::CountData c;
@@ -113,17 +114,13 @@ inline nmfkit::BlockSums block_sums(const Rcpp::List& l) {
 // read through R: `read(b)` returns block b (1-based) as a double matrix or
 // a dgCMatrix; `pass(plan, H, H_plain)`, when not NULL, runs a whole pass
 // and returns, in block order, each block's list(H, H_push, sums).
-class RSource {
+class RSource : public nmfkit::SourceTotals {
  public:
   RSource(Index m, Index n, double x2, double stored,
           Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read,
           SEXP pass, int threads, RHooks& hooks)
-      : m_(m), n_(n), x2_(x2), stored_(stored), start_(start), len_(len),
+      : SourceTotals(m, n, x2, stored), start_(start), len_(len),
         read_(read), pass_(pass), threads_(threads), hooks_(hooks) {}
-  Index rows() const { return m_; }
-  Index cols() const { return n_; }
-  double sq_norm() const { return x2_; }
-  double stored() const { return stored_; }
 
   // f(j0, len, data) for every block, read through R in turn. Block b is
   // worked on in a second thread while this (R's) thread reads block b + 1:
@@ -228,8 +225,6 @@ class RSource {
     return true;
   }
 
-  Index m_, n_;
-  double x2_, stored_;
   Rcpp::IntegerVector start_, len_;
   SEXP read_, pass_;
   int threads_;

@@ -24,8 +24,10 @@ double r_zero_fits(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
                    const Eigen::Map<Eigen::MatrixXd> h) {
   // (a start check of large data: the host may interrupt it)
   nmfkit_r::RHooks hooks;
-  const nmfkit::CountData c = counts(x, Masked(), 1, &hooks);
-  const nmfkit::Index bad = nmfkit::zero_fits(c, w, h, &hooks);
+  const nmfkit::Index bad = nmfkit_r::with_data(
+      x,
+      [&](const auto& data) { return nmfkit::zero_fits(data, w, h, &hooks); },
+      1, false);
   hooks.finish();
   return static_cast<double>(bad);
 }

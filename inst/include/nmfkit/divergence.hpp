@@ -66,13 +66,15 @@ namespace detail {
 /// Fills the views of `c` from a compressed-column SpT (stored zeros
 /// dropped) and the weights `a` (null: every entry weighs 1). With
 /// `hooks`, the host may interrupt between groups of 64 columns of the
-/// weighted copy (the set-up of a masked fit of millions of entries takes
-/// seconds): then returns false and `c` is incomplete.
+/// weighted copy and between its stages (the set-up of a masked fit of
+/// millions of entries takes seconds): then returns false and `c` is
+/// incomplete.
 template <class SpT, class Hooks = NullHooks>
 bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
                      int threads, Hooks* hooks = nullptr) {
   c.m = x.rows();
   c.n = x.cols();
+  auto stop = [&]() { return hooks != nullptr && hooks->check_interrupt(); };
   std::vector<Eigen::Triplet<double, int>> keep;
   const bool has_zeros = [&] {
     const double* v = x.valuePtr();
@@ -108,8 +110,10 @@ bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
         wv.push_back(w);
       }
     }
+    if (stop()) return false;
     c.by_col.resize(c.m, c.n);
     c.by_col.setFromTriplets(keep.begin(), keep.end());
+    if (stop()) return false;
     if (a != nullptr) {
       c.w_col = Eigen::Map<const Vec>(wv.data(), static_cast<Index>(wv.size()));
       // the same weights in the row-compressed order
@@ -118,6 +122,7 @@ bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
         keep[t] = Eigen::Triplet<double, int>(keep[t].row(), keep[t].col(),
                                               wv[t]);
       wm.setFromTriplets(keep.begin(), keep.end());
+      if (stop()) return false;
       const SpMat wt = transpose_sparse(wm, threads);
       c.w_row = Eigen::Map<const Vec>(wt.valuePtr(), wt.nonZeros());
       c.base = a->base;
@@ -126,10 +131,10 @@ bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
     }
   }
   c.by_col.makeCompressed();
-  if (hooks != nullptr && hooks->check_interrupt()) return false;
+  if (stop()) return false;
   c.by_row = transpose_sparse(c.by_col, threads);
   c.sq_norm = c.by_col.squaredNorm();
-  return hooks == nullptr || !hooks->check_interrupt();
+  return !stop();
 }
 
 }  // namespace detail
@@ -177,18 +182,35 @@ inline double divergence(const CountData& c, const Mat& w, const Mat& h,
   return detail::divergence_of(h, wt, side_h(c, p), beta, Parallel(threads));
 }
 
-/// The number of entries with x > 0 (and weight > 0) where W H is not
-/// positive: a start there has infinite KL divergence. With `hooks`, the
-/// host may interrupt between groups of 64 columns: then returns -1.
+/// The number of entries x != 0 of X (stored zeros do not count) where W H
+/// is not positive: a start there has infinite KL divergence. Read from
+/// the data as they are (the count layout's copies take longer than the
+/// check); with `hooks`, the host may interrupt between groups of 64
+/// columns: then returns -1.
 template <class Hooks = NullHooks>
-Index zero_fits(const CountData& c, const Mat& w, const Mat& h,
+Index zero_fits(const DenseData& x, const Mat& w, const Mat& h,
                 Hooks* hooks = nullptr) {
+  const auto& d = x.dense();
   Index bad = 0;
-  for (Index j = 0; j < c.n; ++j) {
+  for (Index j = 0; j < d.cols(); ++j) {
     if (hooks != nullptr && j % 64 == 0 && hooks->check_interrupt())
       return -1;
-    for (SpMat::InnerIterator it(c.by_col, j); it; ++it)
-      if (!(w.row(it.index()).dot(h.col(j)) > 0.0)) ++bad;
+    for (Index i = 0; i < d.rows(); ++i)
+      if (d(i, j) != 0.0 && !(w.row(i).dot(h.col(j)) > 0.0)) ++bad;
+  }
+  return bad;
+}
+template <class SpT, class Hooks = NullHooks>
+Index zero_fits(const SparseData<SpT>& x, const Mat& w, const Mat& h,
+                Hooks* hooks = nullptr) {
+  const SpT& s = x.sparse();
+  Index bad = 0;
+  for (Index j = 0; j < s.outerSize(); ++j) {
+    if (hooks != nullptr && j % 64 == 0 && hooks->check_interrupt())
+      return -1;
+    for (typename SpT::InnerIterator it(s, j); it; ++it)
+      if (it.value() != 0.0 && !(w.row(it.index()).dot(h.col(j)) > 0.0))
+        ++bad;
   }
   return bad;
 }
