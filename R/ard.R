@@ -240,8 +240,11 @@ ard_search <- function(xs, W, H, ard, beta, a, b, phi, threads, control,
   # it exactly: lambda is the closed form of W, H), with the moves tried
   # after each, so a split is undone as soon as the merge pays
   run <- function(W, H, iters) {
-    r_nmf_ard(xs, W, H, beta, ard$prior, a, b, phi, iters, ard$tol,
-              threads, progress_callback(control, total = ard$max_iter))
+    core_fit(xs, W, H, core_params(
+      "mu", list(threads = threads), beta = beta,
+      callback = progress_callback(control, total = ard$max_iter),
+      ard = list(prior = ard$prior, a = a, b = b, phi = phi,
+                 max_iter = iters, tol = ard$tol)))
   }
   objective <- function(W, H) {
     none <- integer()

@@ -115,13 +115,13 @@ run_divergence <- function(x, start, spec, control, update_w = TRUE) {
     # read in blocks (no masks: nmf() refuses them there)
     run_streamed(x, start, spec$method, engine, spec$penalty,
                  fixed_counts(spec$fixed), x$nnz, spec$loss$beta)
-  } else r_nmf_divergence(
-    x, start$W, start$H, spec$loss$beta, spec$method, engine,
-    progress_callback(control), spec$penalty, fixed_counts(spec$fixed),
-    update_w, if (is.null(m)) 1 else m$base,
-    if (is.null(m)) integer() else m$i, if (is.null(m)) integer() else m$j,
-    if (is.null(m)) numeric() else m$delta,
-    if (is.null(m)) numeric() else scale_data(m$value, e))
+  } else {
+    if (!is.null(m)) m$value <- scale_data(m$value, e)
+    core_fit(x, start$W, start$H, core_params(
+      spec$method, engine, beta = spec$loss$beta,
+      callback = progress_callback(control), penalty = spec$penalty,
+      fixed = fixed_counts(spec$fixed), update_w = update_w, masked = m))
+  }
   # the divergences scale as (2^e)^beta, in exact steps (2^(e beta)
   # itself overflows beyond 1023 where the divergence need not)
   for (f in spec$loss$fit_fields) {
@@ -165,8 +165,7 @@ divergence_coef <- function(newdata, W, loss, tol, max_passes, threads) {
   method <- loss$solver[["auto"]]
   control <- list(max_iter = max_passes, tol = tol, threads = threads,
                   extrapolate = FALSE, inner = 1L)
-  fit <- r_nmf_divergence(newdata, W, h0, loss$beta, method, control, NULL,
-                          c(0, 0, 0, 0), c(k, 0L), FALSE, 1, integer(),
-                          integer(), numeric(), numeric())
+  fit <- core_fit(newdata, W, h0, core_params(
+    method, control, beta = loss$beta, fixed = c(k, 0L), update_w = FALSE))
   fit$H
 }

@@ -542,12 +542,8 @@ run_nmf_core <- function(x, start, method, control, masked, e, penalty,
     }
     return(run_streamed(x, start, method, control, penalty, fixed, stored))
   }
-  if (!is.null(masked)) {
-    return(r_nmf_masked(x, start$W, start$H, method, control,
-                        progress_callback(control), masked$base, masked$i,
-                        masked$j, masked$delta, scale_data(masked$value, e),
-                        penalty, fixed))
-  }
-  r_nmf(x, start$W, start$H, method, control, progress_callback(control),
-        penalty, fixed)
+  if (!is.null(masked)) masked$value <- scale_data(masked$value, e)
+  core_fit(x, start$W, start$H,
+           core_params(method, control, callback = progress_callback(control),
+                       penalty = penalty, fixed = fixed, masked = masked))
 }

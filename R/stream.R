@@ -377,10 +377,10 @@ run_streamed <- function(x, start, method, control, penalty, fixed,
       stream_pass(x, layout, plan, H, H_plain, control$threads)
     }
   }
-  r_nmf_streamed(nrow(x), ncol(x), x$x2 * 4^(-x$e), stored, layout$start,
-                 layout$len, read, pass, start$W, start$H, method, control,
-                 progress_callback(control), as.double(penalty),
-                 as.integer(fixed), as.double(beta))
+  stream <- stream_params(x, layout, stored, read, pass = pass)
+  core_fit(NULL, start$W, start$H, core_params(
+    method, control, beta = beta, callback = progress_callback(control),
+    penalty = penalty, fixed = fixed, stream = stream))
 }
 
 # The entries x > 0 where W H is not positive (a start with infinite
@@ -450,10 +450,25 @@ run_online <- function(x, start, control, penalty, fixed, stored) {
   read <- function(b) read_cols(x, layout$start[b], layout$len[b])
   engine <- control
   if (is.null(engine$inner)) engine$inner <- "auto"
-  r_nmf_online(nrow(x), ncol(x), x$x2 * 4^(-x$e), stored, layout$start,
-               layout$len, read, start$W, start$H, "hals", engine,
-               progress_callback(control), as.double(penalty),
-               as.integer(fixed), control$forget %||% 0.01)
+  stream <- stream_params(x, layout, stored, read,
+                          forget = control$forget %||% 0.01)
+  core_fit(NULL, start$W, start$H, core_params(
+    "hals", engine, callback = progress_callback(control), penalty = penalty,
+    fixed = fixed, stream = stream))
+}
+
+# The block source of core_params(): the m x n data's blocks of columns
+# (0-based `start`, `len` of `layout`), ||x||^2 at the core's scale and the
+# `stored` entries of the passes' cost rule; `read(b)` reads block b,
+# `pass` (or NULL) runs a whole pass as futures; with `forget`, the online
+# fit's forgetting factor per pass.
+stream_params <- function(x, layout, stored, read, pass = NULL,
+                          forget = NULL) {
+  out <- list(m = nrow(x), n = ncol(x), x2 = x$x2 * 4^(-x$e),
+              stored = stored, start = layout$start, len = layout$len,
+              read = read, pass = pass)
+  if (!is.null(forget)) out$forget <- forget
+  out
 }
 
 # solve(block) for every block of columns (predict(): each column's

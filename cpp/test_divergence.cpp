@@ -7,13 +7,22 @@
 #include "helpers.hpp"
 
 using nmfkit::CountData;
-using nmfkit::DivMethod;
-using nmfkit::DivParams;
+using nmfkit::Method;
+using nmfkit::NmfParams;
 using nmfkit::Index;
 using nmfkit::Mat;
 using nmfkit_test::runif;
 
 namespace {
+
+// nmf()'s settings for KL by coordinate descent (the divergence engine's
+// test default).
+NmfParams kl_params() {
+  NmfParams p;
+  p.beta = 1.0;
+  p.method = Method::cd;
+  return p;
+}
 
 // Counts-like data: a positive low-rank mean, rounded down, so about a
 // third of the entries are zero.
@@ -32,7 +41,7 @@ double kl_direct(const Mat& x, const Mat& mu) {
 }
 
 nmfkit::DivResult fit(const Mat& x, const Mat& w, const Mat& h,
-                      const DivParams& p, bool sparse = false) {
+                      const NmfParams& p, bool sparse = false) {
   nmfkit::NullHooks hooks;
   CountData c;
   if (sparse) {
@@ -50,9 +59,9 @@ TEST_CASE("KL cd and mu never raise the divergence, which matches a direct sum")
   const Mat x = counts(40, 30, 3, 11);
   const Mat w = runif(40, 3, 12) + Mat::Constant(40, 3, 0.1);
   const Mat h = runif(3, 30, 13) + Mat::Constant(3, 30, 0.1);
-  for (DivMethod m : {DivMethod::cd, DivMethod::mu}) {
+  for (Method m : {Method::cd, Method::mu}) {
     for (bool ex : {false, true}) {
-      DivParams p;
+      NmfParams p = kl_params();
       p.method = m;
       p.max_iter = 100;
       p.tol = 0;
@@ -70,7 +79,7 @@ TEST_CASE("dense and sparse data, 1 and 2 threads: the same bits") {
   const Mat x = counts(50, 35, 4, 21);
   const Mat w = runif(50, 4, 22) + Mat::Constant(50, 4, 0.1);
   const Mat h = runif(4, 35, 23) + Mat::Constant(4, 35, 0.1);
-  DivParams p;
+  NmfParams p = kl_params();
   p.max_iter = 30;
   p.extrapolate = true;
   const auto a = fit(x, w, h, p, false);
@@ -87,7 +96,7 @@ TEST_CASE("fixed components are never changed; all of W fixed projects H") {
   const Mat x = counts(30, 25, 3, 31);
   const Mat w = runif(30, 3, 32) + Mat::Constant(30, 3, 0.1);
   const Mat h = runif(3, 25, 33) + Mat::Constant(3, 25, 0.1);
-  DivParams p;
+  NmfParams p = kl_params();
   p.max_iter = 40;
   p.extrapolate = true;
   p.fixed_w = 2;
@@ -95,7 +104,7 @@ TEST_CASE("fixed components are never changed; all of W fixed projects H") {
   const auto r = fit(x, w, h, p);
   CHECK(r.W.leftCols(2) == w.leftCols(2));
   CHECK(r.H.topRows(1) == h.topRows(1));
-  DivParams q;
+  NmfParams q = kl_params();
   q.update_w = false;
   // W's columns are strongly correlated (uniform plus 0.1): coordinate
   // descent converges linearly, in 833 iterations to tol 1e-12
@@ -119,9 +128,9 @@ TEST_CASE("scale equivariance: c x takes the same steps") {
   const Mat w = runif(30, 3, 42) + Mat::Constant(30, 3, 0.1);
   const Mat h = runif(3, 20, 43) + Mat::Constant(3, 20, 0.1);
   for (double beta : {1.0, 0.5, 1.5}) {
-    DivParams p;
+    NmfParams p = kl_params();
     p.beta = beta;
-    p.method = beta == 1.0 ? DivMethod::cd : DivMethod::mu;
+    p.method = beta == 1.0 ? Method::cd : Method::mu;
     p.max_iter = 200;
     p.pen_w = {0.1, 0.1};
     p.pen_h = {0.1, 0.1};

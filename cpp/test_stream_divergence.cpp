@@ -9,13 +9,22 @@
 
 #include "helpers.hpp"
 
-using nmfkit::DivMethod;
-using nmfkit::DivParams;
+using nmfkit::Method;
+using nmfkit::NmfParams;
 using nmfkit::Index;
 using nmfkit::Mat;
 using nmfkit_test::runif;
 
 namespace {
+
+// nmf()'s settings for KL by coordinate descent (the divergence engine's
+// test default).
+NmfParams kl_params() {
+  NmfParams p;
+  p.beta = 1.0;
+  p.method = Method::cd;
+  return p;
+}
 
 Mat counts(Index m, Index n, Index k, unsigned seed) {
   const Mat mu = 3.0 * runif(m, k, seed) * runif(k, n, seed + 1);
@@ -27,7 +36,7 @@ double rel_diff(const Mat& a, const Mat& b) {
 }
 
 nmfkit::DivResult streamed(const Mat& x, const Mat& w, const Mat& h,
-                           const DivParams& p, Index block, bool sparse) {
+                           const NmfParams& p, Index block, bool sparse) {
   const nmfkit::SpMat xs = x.sparseView();
   auto with_block = [&](Index j0, Index len, auto&& fn) {
     if (sparse) {
@@ -47,7 +56,7 @@ nmfkit::DivResult streamed(const Mat& x, const Mat& w, const Mat& h,
 }
 
 nmfkit::DivResult in_memory(const Mat& x, const Mat& w, const Mat& h,
-                            const DivParams& p) {
+                            const NmfParams& p) {
   nmfkit::NullHooks hooks;
   const nmfkit::CountData c =
       nmfkit::count_data(nmfkit::DenseData(x), nullptr, 1);
@@ -61,9 +70,9 @@ TEST_CASE("a streamed mu fit is the in-memory mu fit, for every beta") {
   const Mat w = runif(50, 4, 7, 0.5, 1.5), h = runif(4, 600, 8, 0.5, 1.5);
   for (double beta : {1.0, 0.5, 0.0, 1.5}) {
     for (bool extrapolate : {false, true}) {
-      DivParams p;
+      NmfParams p = kl_params();
       p.beta = beta;
-      p.method = DivMethod::mu;
+      p.method = Method::mu;
       p.max_iter = 40;
       p.tol = 1e-6;
       p.extrapolate = extrapolate;
@@ -94,8 +103,8 @@ TEST_CASE("streamed KL cd reaches the in-memory optimum") {
     for (Index i = 0; i < 40; ++i)
       x(i, j) = std::poisson_distribution<int>(mu(i, j))(gen);
   const Mat w = runif(40, 3, 5, 0.5, 1.5), h = runif(3, 500, 6, 0.5, 1.5);
-  DivParams p;
-  p.method = DivMethod::cd;
+  NmfParams p = kl_params();
+  p.method = Method::cd;
   // (the relative violation of either fit stalls above 1e-8 at this
   // optimum, so both run a fixed number of iterations)
   p.max_iter = 3000;
@@ -114,9 +123,9 @@ TEST_CASE("streamed divergence fits: dense = sparse blocks, 1 = 2 threads") {
   const Mat x = counts(30, 400, 3, 31);
   const Mat w = runif(30, 3, 9, 0.5, 1.5), h = runif(3, 400, 10, 0.5, 1.5);
   for (double beta : {1.0, 0.5}) {
-    DivParams p;
+    NmfParams p = kl_params();
     p.beta = beta;
-    p.method = beta == 1.0 ? DivMethod::cd : DivMethod::mu;
+    p.method = beta == 1.0 ? Method::cd : Method::mu;
     p.max_iter = 30;
     p.extrapolate = true;
     p.pen_h = {0.01, 0.01};

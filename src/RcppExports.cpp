@@ -11,53 +11,6 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// r_nmf_ard
-Rcpp::List r_nmf_ard(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, std::string prior, double a, double b, double phi, int max_iter, double tol, int threads, SEXP callback);
-RcppExport SEXP _nmfkit_r_nmf_ard(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP priorSEXP, SEXP aSEXP, SEXP bSEXP, SEXP phiSEXP, SEXP max_iterSEXP, SEXP tolSEXP, SEXP threadsSEXP, SEXP callbackSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
-    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
-    Rcpp::traits::input_parameter< std::string >::type prior(priorSEXP);
-    Rcpp::traits::input_parameter< double >::type a(aSEXP);
-    Rcpp::traits::input_parameter< double >::type b(bSEXP);
-    Rcpp::traits::input_parameter< double >::type phi(phiSEXP);
-    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_ard(x, w, h, beta, prior, a, b, phi, max_iter, tol, threads, callback));
-    return rcpp_result_gen;
-END_RCPP
-}
-// r_nmf_divergence
-Rcpp::List r_nmf_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, bool update_w, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
-RcppExport SEXP _nmfkit_r_nmf_divergence(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP update_wSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
-    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
-    Rcpp::traits::input_parameter< bool >::type update_w(update_wSEXP);
-    Rcpp::traits::input_parameter< double >::type base(baseSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type i(iSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type j(jSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type delta(deltaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type value(valueSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_divergence(x, w, h, beta, method, control, callback, penalty, fixed, update_w, base, i, j, delta, value));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_divergence
 double r_divergence(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, double beta, int threads, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value);
 RcppExport SEXP _nmfkit_r_divergence(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP betaSEXP, SEXP threadsSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP) {
@@ -88,6 +41,20 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
     Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
     rcpp_result_gen = Rcpp::wrap(r_zero_fits(x, w, h));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_nmf_fit
+Rcpp::List r_nmf_fit(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, Rcpp::List params);
+RcppExport SEXP _nmfkit_r_nmf_fit(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP paramsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type params(paramsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nmf_fit(x, w, h, params));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -257,47 +224,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_nmf_masked
-Rcpp::List r_nmf_masked(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, double base, Rcpp::IntegerVector i, Rcpp::IntegerVector j, Rcpp::NumericVector delta, Rcpp::NumericVector value, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed);
-RcppExport SEXP _nmfkit_r_nmf_masked(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP baseSEXP, SEXP iSEXP, SEXP jSEXP, SEXP deltaSEXP, SEXP valueSEXP, SEXP penaltySEXP, SEXP fixedSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    Rcpp::traits::input_parameter< double >::type base(baseSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type i(iSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type j(jSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type delta(deltaSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type value(valueSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_masked(x, w, h, method, control, callback, base, i, j, delta, value, penalty, fixed));
-    return rcpp_result_gen;
-END_RCPP
-}
-// r_nmf
-Rcpp::List r_nmf(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed);
-RcppExport SEXP _nmfkit_r_nmf(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf(x, w, h, method, control, callback, penalty, fixed));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_dense_scan
 Rcpp::List r_dense_scan(SEXP x);
 RcppExport SEXP _nmfkit_r_dense_scan(SEXP xSEXP) {
@@ -423,57 +349,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// r_nmf_streamed
-Rcpp::List r_nmf_streamed(int m, int n, double x2, double stored, Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read, SEXP pass, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, double beta);
-RcppExport SEXP _nmfkit_r_nmf_streamed(SEXP mSEXP, SEXP nSEXP, SEXP x2SEXP, SEXP storedSEXP, SEXP startSEXP, SEXP lenSEXP, SEXP readSEXP, SEXP passSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP betaSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< int >::type m(mSEXP);
-    Rcpp::traits::input_parameter< int >::type n(nSEXP);
-    Rcpp::traits::input_parameter< double >::type x2(x2SEXP);
-    Rcpp::traits::input_parameter< double >::type stored(storedSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type start(startSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type len(lenSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type read(readSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type pass(passSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
-    Rcpp::traits::input_parameter< double >::type beta(betaSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_streamed(m, n, x2, stored, start, len, read, pass, w, h, method, control, callback, penalty, fixed, beta));
-    return rcpp_result_gen;
-END_RCPP
-}
-// r_nmf_online
-Rcpp::List r_nmf_online(int m, int n, double x2, double stored, Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read, const Eigen::Map<Eigen::MatrixXd> w, const Eigen::Map<Eigen::MatrixXd> h, std::string method, Rcpp::List control, SEXP callback, Rcpp::NumericVector penalty, Rcpp::IntegerVector fixed, double forget);
-RcppExport SEXP _nmfkit_r_nmf_online(SEXP mSEXP, SEXP nSEXP, SEXP x2SEXP, SEXP storedSEXP, SEXP startSEXP, SEXP lenSEXP, SEXP readSEXP, SEXP wSEXP, SEXP hSEXP, SEXP methodSEXP, SEXP controlSEXP, SEXP callbackSEXP, SEXP penaltySEXP, SEXP fixedSEXP, SEXP forgetSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< int >::type m(mSEXP);
-    Rcpp::traits::input_parameter< int >::type n(nSEXP);
-    Rcpp::traits::input_parameter< double >::type x2(x2SEXP);
-    Rcpp::traits::input_parameter< double >::type stored(storedSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type start(startSEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type len(lenSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type read(readSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
-    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type h(hSEXP);
-    Rcpp::traits::input_parameter< std::string >::type method(methodSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type control(controlSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type callback(callbackSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type penalty(penaltySEXP);
-    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type fixed(fixedSEXP);
-    Rcpp::traits::input_parameter< double >::type forget(forgetSEXP);
-    rcpp_result_gen = Rcpp::wrap(r_nmf_online(m, n, x2, stored, start, len, read, w, h, method, control, callback, penalty, fixed, forget));
-    return rcpp_result_gen;
-END_RCPP
-}
 // r_max_threads
 int r_max_threads();
 RcppExport SEXP _nmfkit_r_max_threads() {
@@ -591,10 +466,9 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_nmfkit_r_nmf_ard", (DL_FUNC) &_nmfkit_r_nmf_ard, 12},
-    {"_nmfkit_r_nmf_divergence", (DL_FUNC) &_nmfkit_r_nmf_divergence, 15},
     {"_nmfkit_r_divergence", (DL_FUNC) &_nmfkit_r_divergence, 10},
     {"_nmfkit_r_zero_fits", (DL_FUNC) &_nmfkit_r_zero_fits, 3},
+    {"_nmfkit_r_nmf_fit", (DL_FUNC) &_nmfkit_r_nmf_fit, 4},
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
@@ -606,8 +480,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_rmnmf", (DL_FUNC) &_nmfkit_r_rmnmf, 7},
     {"_nmfkit_r_max_assignment", (DL_FUNC) &_nmfkit_r_max_assignment, 1},
     {"_nmfkit_r_smrmf", (DL_FUNC) &_nmfkit_r_smrmf, 9},
-    {"_nmfkit_r_nmf_masked", (DL_FUNC) &_nmfkit_r_nmf_masked, 13},
-    {"_nmfkit_r_nmf", (DL_FUNC) &_nmfkit_r_nmf, 8},
     {"_nmfkit_r_dense_scan", (DL_FUNC) &_nmfkit_r_dense_scan, 1},
     {"_nmfkit_r_dgc_scan", (DL_FUNC) &_nmfkit_r_dgc_scan, 1},
     {"_nmfkit_r_nmf_shift", (DL_FUNC) &_nmfkit_r_nmf_shift, 8},
@@ -616,8 +488,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_nmf_stratified", (DL_FUNC) &_nmfkit_r_nmf_stratified, 9},
     {"_nmfkit_r_stratified_coef", (DL_FUNC) &_nmfkit_r_stratified_coef, 7},
     {"_nmfkit_r_stream_block", (DL_FUNC) &_nmfkit_r_stream_block, 5},
-    {"_nmfkit_r_nmf_streamed", (DL_FUNC) &_nmfkit_r_nmf_streamed, 16},
-    {"_nmfkit_r_nmf_online", (DL_FUNC) &_nmfkit_r_nmf_online, 15},
     {"_nmfkit_r_max_threads", (DL_FUNC) &_nmfkit_r_max_threads, 0},
     {"_nmfkit_r_set_simd", (DL_FUNC) &_nmfkit_r_set_simd, 1},
     {"_nmfkit_r_simd_enabled", (DL_FUNC) &_nmfkit_r_simd_enabled, 0},

@@ -46,27 +46,32 @@ inline bool ctrl_has(const Rcpp::List& c, const char* name) {
   return c.containsElementNamed(name) && !Rf_isNull(c[name]);
 }
 
-/// nmf_control() -> NmfParams (method given separately). `inner` is a count
-/// of passes, "auto" (the passes chosen per factor by the cost rule:
-/// nmf()'s method "auto" on sparse data), or NULL/absent for the default;
-/// `extrapolate` is read when present (nmf() fills it in, nmf_joint() leaves
-/// it out; the masked solver does not extrapolate). `penalty` is
-/// c(l1_W, l1_H, l2_W, l2_H), relative to the data (NmfParams::pen_w), and
-/// `fixed` c(fixed_w, fixed_h), the leading components held fixed;
-/// `tol_reference`, when set, the violation the stopping rule is relative
-/// to (at the scale of the data the core sees).
+/// nmf_control() and nmf()'s loss arguments -> NmfParams, for every loss
+/// (`beta`, 2: Frobenius) and `method` ("hals", "mu", "anls"; "cd": KL's
+/// coordinate descent). `inner` is a count of passes, "auto" (the passes
+/// chosen per factor by the cost rule: nmf()'s method "auto" on sparse
+/// data; a beta-divergence fit then makes one), or NULL/absent for the
+/// default; `extrapolate` is read when present (nmf() fills it in,
+/// nmf_joint() leaves it out; the masked solver does not extrapolate).
+/// `penalty` is c(l1_W, l1_H, l2_W, l2_H), relative to the data
+/// (NmfParams::pen_w), and `fixed` c(fixed_w, fixed_h), the leading
+/// components held fixed; `tol_reference`, when set, the violation the
+/// stopping rule is relative to (at the scale of the data the core sees).
 inline nmfkit::NmfParams nmf_params(const Rcpp::List& control,
                                     const std::string& method,
                                     const Rcpp::NumericVector& penalty,
-                                    const Rcpp::IntegerVector& fixed) {
+                                    const Rcpp::IntegerVector& fixed,
+                                    double beta = 2.0) {
   if (penalty.size() != 4 || fixed.size() != 2)
     throw std::invalid_argument(
         "penalty must have length 4 and fixed length 2");
   nmfkit::NmfParams p;
+  p.beta = beta;
   p.method = lookup<nmfkit::Method>(method,
                                     {{"hals", nmfkit::Method::hals},
                                      {"mu", nmfkit::Method::mu},
-                                     {"anls", nmfkit::Method::anls}},
+                                     {"anls", nmfkit::Method::anls},
+                                     {"cd", nmfkit::Method::cd}},
                                     "method");
   p.max_iter = ctrl_int(control, "max_iter");
   p.tol = ctrl_dbl(control, "tol");
@@ -248,36 +253,6 @@ inline nmfkit::SmrmfParams smrmf_params(const Rcpp::List& control,
   return p;
 }
 
-/// nmf_control() and nmf()'s loss arguments -> DivParams. `penalty` is
-/// (l1_W, l1_H, l2_W, l2_H), `fixed` (fixed_w, fixed_h); `inner` is a count
-/// (absent: one pass).
-inline nmfkit::DivParams div_params(const Rcpp::List& control,
-                                    const std::string& method, double beta,
-                                    const Rcpp::NumericVector& penalty,
-                                    const Rcpp::IntegerVector& fixed) {
-  nmfkit::DivParams p;
-  p.beta = beta;
-  p.method = lookup<nmfkit::DivMethod>(
-      method, {{"cd", nmfkit::DivMethod::cd}, {"mu", nmfkit::DivMethod::mu}},
-      "method");
-  p.max_iter = ctrl_int(control, "max_iter");
-  p.tol = ctrl_dbl(control, "tol");
-  p.threads = ctrl_int(control, "threads");
-  if (ctrl_has(control, "inner") && !Rf_isString(control["inner"]))
-    p.inner = ctrl_int(control, "inner");
-  if (ctrl_has(control, "extrapolate"))
-    p.extrapolate = Rcpp::as<bool>(control["extrapolate"]);
-  if (penalty.size() != 4 || fixed.size() != 2)
-    throw std::invalid_argument("div_params: penalty needs 4 values, fixed 2");
-  p.pen_w = {penalty[0], penalty[2]};
-  p.pen_h = {penalty[1], penalty[3]};
-  p.fixed_w = fixed[0];
-  p.fixed_h = fixed[1];
-  if (ctrl_has(control, "tol_reference"))
-    p.reference_violation = ctrl_dbl(control, "tol_reference");
-  return p;
-}
-
 /// A streamed fit's StreamPlan as an R list (what travels to the workers
 /// that read blocks) and back.
 inline Rcpp::List stream_plan_list(const nmfkit::StreamPlan& p) {
@@ -303,7 +278,7 @@ inline nmfkit::StreamPlan stream_plan(const Rcpp::List& l) {
   p.wt = Rcpp::as<nmfkit::Mat>(l["wt"]);
   p.wtw = Rcpp::as<nmfkit::Mat>(l["wtw"]);
   const int method = Rcpp::as<int>(l["method"]);
-  if (method < 0 || method > 2)
+  if (method < 0 || method > 3)
     throw std::invalid_argument("stream plan: unknown method");
   p.h.method = static_cast<nmfkit::Method>(method);
   p.h.inner = Rcpp::as<int>(l["inner"]);
@@ -319,10 +294,10 @@ inline nmfkit::StreamPlan stream_plan(const Rcpp::List& l) {
                     ? nmfkit::LossKind::divergence
                     : nmfkit::LossKind::frobenius;
   p.loss.beta = Rcpp::as<double>(l["loss_beta"]);
-  const int div_method = Rcpp::as<int>(l["loss_method"]);
-  if (div_method < 0 || div_method > 1)
-    throw std::invalid_argument("stream plan: unknown divergence method");
-  p.loss.method = static_cast<nmfkit::DivMethod>(div_method);
+  const int loss_method = Rcpp::as<int>(l["loss_method"]);
+  if (loss_method < 0 || loss_method > 3)
+    throw std::invalid_argument("stream plan: unknown method");
+  p.loss.method = static_cast<nmfkit::Method>(loss_method);
   p.loss.inner = Rcpp::as<int>(l["loss_inner"]);
   p.wt_push = Rcpp::as<nmfkit::Mat>(l["wt_push"]);
   return p;

@@ -3,6 +3,7 @@
 
 #include "nmfkit/types.hpp"
 #include "nmfkit/hooks.hpp"
+#include "nmfkit/params.hpp"
 #include "nmfkit/parallel.hpp"
 #include "nmfkit/data.hpp"
 #include "nmfkit/loss.hpp"
@@ -14,6 +15,7 @@
 #include "nmfkit/masked.hpp"
 #include "nmfkit/divergence_kernels.hpp"
 #include "nmfkit/divergence.hpp"
+#include "nmfkit/ard.hpp"
 #include "nmfkit/stream_block.hpp"
 #include "nmfkit/source.hpp"
 #include "nmfkit/stream.hpp"

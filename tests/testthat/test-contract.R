@@ -1185,8 +1185,8 @@ test_that("the glue rejects unknown strings instead of defaulting", {
   w <- matrix(1, nrow(x), 2)
   h <- matrix(1, 2, ncol(x))
   ctl <- nmf_control(max_iter = 2)
-  expect_error(nmfkit:::r_nmf(x, w, h, "bogus", ctl, NULL, c(0, 0, 0, 0),
-                              c(0L, 0L)), "unknown method")
+  expect_error(nmfkit:::core_fit(x, w, h, nmfkit:::core_params("bogus", ctl)),
+               "unknown method")
   expect_error(nmfkit:::r_chamfer(x, x, "bogus", 1L), "unknown variant")
   expect_error(nmfkit:::r_pbar(h, 3L, "bogus", NULL), "unknown pbar")
   expect_error(nmfkit:::r_shift_reconstruct(w, c(5L, 6L), "bogus", 0L, 0L,

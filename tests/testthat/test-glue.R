@@ -7,20 +7,19 @@ test_that("inner = \"auto\" asks for the cost rule's passes; unknown strings fai
   w <- matrix(runif(300 * 4), 300, 4)
   h <- matrix(runif(4 * 200), 4, 200)
   ctl <- list(max_iter = 20L, tol = 0, threads = 1L)
-  auto <- nmfkit:::r_nmf(x, w, h, "hals", c(ctl, inner = "auto"), NULL,
-                         c(0, 0, 0, 0), c(0L, 0L))
-  plain <- nmfkit:::r_nmf(x, w, h, "hals", c(ctl, list(inner = NULL)), NULL,
-                         c(0, 0, 0, 0), c(0L, 0L))
-  one <- nmfkit:::r_nmf(x, w, h, "hals", c(ctl, inner = 1L), NULL,
-                         c(0, 0, 0, 0), c(0L, 0L))
+  fit <- function(control) {
+    nmfkit:::core_fit(x, w, h, nmfkit:::core_params("hals", control))
+  }
+  auto <- fit(c(ctl, inner = "auto"))
+  plain <- fit(c(ctl, list(inner = NULL)))
+  one <- fit(c(ctl, inner = 1L))
   # absent/NULL is the default (one pass); "auto" makes more passes per
   # update (2 over W and 3 over H here), each an exact block minimisation,
   # so the trace still never rises
   expect_identical(plain$W, one$W)
   expect_false(identical(auto$W, one$W))
   expect_true(all(diff(auto$loss) <= 1e-12))
-  expect_error(nmfkit:::r_nmf(x, w, h, "hals", c(ctl, inner = "bogus"), NULL,
-                         c(0, 0, 0, 0), c(0L, 0L)),
+  expect_error(fit(c(ctl, inner = "bogus")),
                "unknown inner")
 })
 
@@ -30,12 +29,12 @@ test_that("extrapolate is read by the converter for the unmasked and masked engi
   w <- matrix(runif(40 * 3), 40, 3)
   h <- matrix(runif(3 * 30), 3, 30)
   ctl <- list(max_iter = 30L, tol = 0, threads = 1L)
-  on <- nmfkit:::r_nmf(x, w, h, "hals", c(ctl, extrapolate = TRUE), NULL,
-                         c(0, 0, 0, 0), c(0L, 0L))
-  off <- nmfkit:::r_nmf(x, w, h, "hals", c(ctl, extrapolate = FALSE), NULL,
-                         c(0, 0, 0, 0), c(0L, 0L))
-  absent <- nmfkit:::r_nmf(x, w, h, "hals", ctl, NULL,
-                         c(0, 0, 0, 0), c(0L, 0L))
+  fit <- function(control) {
+    nmfkit:::core_fit(x, w, h, nmfkit:::core_params("hals", control))
+  }
+  on <- fit(c(ctl, extrapolate = TRUE))
+  off <- fit(c(ctl, extrapolate = FALSE))
+  absent <- fit(ctl)
   expect_identical(absent$W, off$W)
   expect_false(identical(on$W, off$W))
   # the extrapolated trace never rises (restarts keep the plain iterate)

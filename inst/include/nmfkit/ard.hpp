@@ -27,23 +27,29 @@
 #include "divergence.hpp"
 #include "driver.hpp"
 #include "parallel.hpp"
+#include "params.hpp"
 #include "types.hpp"
 
 namespace nmfkit {
 
 enum class ArdPrior { l1, l2 };
 
-/// Settings of nmf_ard(). a, b and phi are absolute (the R layer sets them
-/// relative to the data, so fitting c X runs the same iterations).
-struct ArdParams {
-  double beta = 1.0;
+/// Settings of nmf_ard(): nmf()'s (params.hpp; it reads beta, max_iter,
+/// tol, threads) and the prior's. a, b and phi are absolute (the R layer
+/// sets them relative to the data, so fitting c X runs the same
+/// iterations). ARD's own defaults: KL, 2000 iterations, and tol on the
+/// relevances, stop when max_k |lambda_k change| / lambda_k <= tol.
+struct ArdParams : NmfParams {
   ArdPrior prior = ArdPrior::l1;
   double a = 3.0;    // shape of the inverse-gamma prior of lambda
   double b = 1.0;    // its scale
   double phi = 1.0;  // dispersion of the likelihood
-  int max_iter = 2000;
-  double tol = 1e-5;  // stop: max_k |lambda_k change| / lambda_k <= tol
-  int threads = 1;
+  ArdParams() {
+    beta = 1.0;
+    method = Method::mu;
+    max_iter = 2000;
+    tol = 1e-5;
+  }
 };
 
 /// nmf_ard()'s result: loss is the trace of the MAP objective (lambda at

@@ -29,41 +29,13 @@
 #include "driver.hpp"
 #include "extrapolate.hpp"
 #include "hooks.hpp"
+#include "loss.hpp"
 #include "parallel.hpp"
+#include "params.hpp"
 #include "types.hpp"
 #include "weights.hpp"
 
 namespace nmfkit {
-
-/// L1 and L2 weights on one factor, relative to the data (see DivParams).
-struct FactorPenalty {
-  double l1 = 0.0, l2 = 0.0;
-};
-
-/// Settings of nmf_divergence().
-struct DivParams {
-  double beta = 1.0;
-  DivMethod method = DivMethod::cd;
-  int max_iter = 200;
-  double tol = 1e-4;  // projected-gradient violation / first <= tol
-  int threads = 1;
-  /// coordinate passes per factor update (cd); multiplicative passes (mu)
-  int inner = 1;
-  bool extrapolate = false;
-  /// Penalties s1 * l1 * ||Z||_1 + s2 * l2 * ||Z||_F^2 / 2 on each factor,
-  /// s1 = len r^(beta - 1/2), s2 = len r^(beta - 1) (see
-  /// absolute_penalties()): relative weights, so fitting c X runs the same
-  /// iterations (the loss scales as c^beta and each factor as c^(1/2)).
-  FactorPenalty pen_w, pen_h;
-  /// The first fixed_w columns of W (rows of H) are never changed.
-  Index fixed_w = 0, fixed_h = 0;
-  /// false: W is not updated at all (projection of the columns of X on a
-  /// fixed basis: predict()).
-  bool update_w = true;
-  /// The violation the stopping rule is relative to (RelativeTest); none:
-  /// the first iteration's.
-  std::optional<double> reference_violation;
-};
 
 /// What nmf_divergence() returns: the Result with loss the trace of
 /// D(X | WH) / D(X | baseline), the baseline the rank-one independence
@@ -94,13 +66,15 @@ namespace detail {
 /// Fills the views of `c` from a compressed-column SpT (stored zeros
 /// dropped) and the weights `a` (null: every entry weighs 1). With
 /// `hooks`, the host may interrupt between groups of 64 columns of the
-/// weighted copy (the set-up of a masked fit of millions of entries takes
-/// seconds): then returns false and `c` is incomplete.
+/// weighted copy and between its stages (the set-up of a masked fit of
+/// millions of entries takes seconds): then returns false and `c` is
+/// incomplete.
 template <class SpT, class Hooks = NullHooks>
 bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
                      int threads, Hooks* hooks = nullptr) {
   c.m = x.rows();
   c.n = x.cols();
+  auto stop = [&]() { return hooks != nullptr && hooks->check_interrupt(); };
   std::vector<Eigen::Triplet<double, int>> keep;
   const bool has_zeros = [&] {
     const double* v = x.valuePtr();
@@ -136,8 +110,10 @@ bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
         wv.push_back(w);
       }
     }
+    if (stop()) return false;
     c.by_col.resize(c.m, c.n);
     c.by_col.setFromTriplets(keep.begin(), keep.end());
+    if (stop()) return false;
     if (a != nullptr) {
       c.w_col = Eigen::Map<const Vec>(wv.data(), static_cast<Index>(wv.size()));
       // the same weights in the row-compressed order
@@ -146,6 +122,7 @@ bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
         keep[t] = Eigen::Triplet<double, int>(keep[t].row(), keep[t].col(),
                                               wv[t]);
       wm.setFromTriplets(keep.begin(), keep.end());
+      if (stop()) return false;
       const SpMat wt = transpose_sparse(wm, threads);
       c.w_row = Eigen::Map<const Vec>(wt.valuePtr(), wt.nonZeros());
       c.base = a->base;
@@ -154,10 +131,10 @@ bool fill_count_data(CountData& c, const SpT& x, const EntryWeights* a,
     }
   }
   c.by_col.makeCompressed();
-  if (hooks != nullptr && hooks->check_interrupt()) return false;
+  if (stop()) return false;
   c.by_row = transpose_sparse(c.by_col, threads);
   c.sq_norm = c.by_col.squaredNorm();
-  return hooks == nullptr || !hooks->check_interrupt();
+  return !stop();
 }
 
 }  // namespace detail
@@ -181,55 +158,60 @@ CountData count_data(const SparseData<SpT>& x, const EntryWeights* a,
   return c;
 }
 
-/// The penalties' scale: s1 = len r^(beta - 1/2) and s2 = len r^(beta - 1)
-/// for the rms r of the data (over all m n entries, ||X||^2 = sq_norm) and
-/// len the length of the lines the penalised factor's entries are fitted on
-/// (m for H, n for W, as scikit-learn scales its alphas): an entry's
-/// gradient sums len terms of size r^(beta - 1/2), so weight 1 weighs like
-/// the data.
-inline void absolute_penalties(double sq_norm, Index m, Index n, double beta,
-                               Index len, const FactorPenalty& rel,
-                               double& l1, double& l2) {
-  const double mn = static_cast<double>(m) * static_cast<double>(n);
-  const double r = mn > 0.0 ? std::sqrt(sq_norm / mn) : 0.0;
-  const double l = static_cast<double>(len);
-  l1 = rel.l1 == 0.0 ? 0.0 : rel.l1 * l * std::pow(r, beta - 0.5);
-  l2 = rel.l2 == 0.0 ? 0.0 : rel.l2 * l * std::pow(r, beta - 1.0);
-}
-inline void absolute_penalties(const CountData& c, double beta, Index len,
-                               const FactorPenalty& rel, double& l1,
-                               double& l2) {
-  absolute_penalties(c.sq_norm, c.m, c.n, beta, len, rel, l1, l2);
-}
-
 /// Sides of the H update (columns against W) and the W update (rows
-/// against H').
-inline detail::Side side_h(const CountData& c, const DivParams& p) {
-  detail::Side s{&c.by_col, &c.w_col, &c.ex_col, c.base, p.fixed_h, 0, 0};
-  absolute_penalties(c, p.beta, c.m, p.pen_h, s.l1, s.l2);
-  return s;
+/// against H'), with the loss's absolute penalties (absolute_penalty()).
+inline detail::Side side_h(const CountData& c, const NmfParams& p) {
+  const Penalty a =
+      absolute_penalty(p.pen_h, p.beta, data_rms(c.sq_norm, c.m, c.n), c.m);
+  return detail::Side{&c.by_col, &c.w_col, &c.ex_col, c.base, p.fixed_h,
+                      a.l1, a.l2};
 }
-inline detail::Side side_w(const CountData& c, const DivParams& p) {
-  detail::Side s{&c.by_row, &c.w_row, &c.ex_row, c.base, p.fixed_w, 0, 0};
-  absolute_penalties(c, p.beta, c.n, p.pen_w, s.l1, s.l2);
-  return s;
+inline detail::Side side_w(const CountData& c, const NmfParams& p) {
+  const Penalty a =
+      absolute_penalty(p.pen_w, p.beta, data_rms(c.sq_norm, c.m, c.n), c.n);
+  return detail::Side{&c.by_row, &c.w_row, &c.ex_row, c.base, p.fixed_w,
+                      a.l1, a.l2};
 }
 
 /// sum a d_beta(x | W H) (no penalties).
 inline double divergence(const CountData& c, const Mat& w, const Mat& h,
                          double beta, int threads) {
-  DivParams p;
+  NmfParams p;
+  p.beta = beta;
   const Mat wt = w.transpose();
   return detail::divergence_of(h, wt, side_h(c, p), beta, Parallel(threads));
 }
 
-/// The number of entries with x > 0 (and weight > 0) where W H is not
-/// positive: a start there has infinite KL divergence.
-inline Index zero_fits(const CountData& c, const Mat& w, const Mat& h) {
+/// The number of entries x != 0 of X (stored zeros do not count) where W H
+/// is not positive: a start there has infinite KL divergence. Read from
+/// the data as they are (the count layout's copies take longer than the
+/// check); with `hooks`, the host may interrupt between groups of 64
+/// columns: then returns -1.
+template <class Hooks = NullHooks>
+Index zero_fits(const DenseData& x, const Mat& w, const Mat& h,
+                Hooks* hooks = nullptr) {
+  const auto& d = x.dense();
   Index bad = 0;
-  for (Index j = 0; j < c.n; ++j)
-    for (SpMat::InnerIterator it(c.by_col, j); it; ++it)
-      if (!(w.row(it.index()).dot(h.col(j)) > 0.0)) ++bad;
+  for (Index j = 0; j < d.cols(); ++j) {
+    if (hooks != nullptr && j % 64 == 0 && hooks->check_interrupt())
+      return -1;
+    for (Index i = 0; i < d.rows(); ++i)
+      if (d(i, j) != 0.0 && !(w.row(i).dot(h.col(j)) > 0.0)) ++bad;
+  }
+  return bad;
+}
+template <class SpT, class Hooks = NullHooks>
+Index zero_fits(const SparseData<SpT>& x, const Mat& w, const Mat& h,
+                Hooks* hooks = nullptr) {
+  const SpT& s = x.sparse();
+  Index bad = 0;
+  for (Index j = 0; j < s.outerSize(); ++j) {
+    if (hooks != nullptr && j % 64 == 0 && hooks->check_interrupt())
+      return -1;
+    for (typename SpT::InnerIterator it(s, j); it; ++it)
+      if (it.value() != 0.0 && !(w.row(it.index()).dot(h.col(j)) > 0.0))
+        ++bad;
+  }
   return bad;
 }
 
@@ -238,14 +220,14 @@ inline Index zero_fits(const CountData& c, const Mat& w, const Mat& h) {
 /// iteration i + 1.
 template <class Hooks = NullHooks>
 DivResult nmf_divergence(const CountData& c, const Mat& w, const Mat& h,
-                         const DivParams& p, Hooks& hooks) {
+                         const NmfParams& p, Hooks& hooks) {
   const Index m = c.m, n = c.n, k = w.cols();
   require(w.rows() == m && h.rows() == k && h.cols() == n,
           "nmf_divergence: W must be m x k and H k x n");
   require(p.max_iter >= 0 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1,
           "nmf_divergence: params");
-  require(p.method == DivMethod::mu || p.beta == 1.0,
-          "nmf_divergence: cd needs beta = 1");
+  require(p.method == Method::mu || (p.method == Method::cd && p.beta == 1.0),
+          "nmf_divergence: method mu, or cd at beta = 1");
   require(p.fixed_w >= 0 && p.fixed_w <= k && p.fixed_h >= 0 &&
               p.fixed_h <= k,
           "nmf_divergence: fixed components");
@@ -341,20 +323,15 @@ DivResult nmf_divergence(const CountData& c, const Mat& w, const Mat& h,
     plain.push(wt, r.H, push, push);
     return o;
   };
-  drive(p.max_iter, hooks, r, step, [&]() {
-    wt = wt_prev;
-    r.H = h_prev;
-  });
-  r.first_violation = test.first();
-  if (p.extrapolate) {
-    wt = std::move(plain.wt);
-    r.H = std::move(plain.h);
-  } else {
-    r.divergence = last_div;
-  }
+  detail::drive_fit(p.max_iter, p.extrapolate, hooks, r, test, step, wt,
+                    wt_prev, h_prev, plain.wt, plain.h);
+  if (!p.extrapolate) r.divergence = last_div;
   detail::transpose_chunks(wt, r.W, p.threads);
-  if (r.iterations == 0 || r.status == Status::interrupted ||
-      r.status == Status::numerical_error) {
+  if (r.status == Status::interrupted) {
+    // the host stopped the fit and discards it: no further pass over the
+    // data (seconds on large data, with no interrupt to poll)
+    r.divergence = r.objective = NAN;
+  } else if (r.iterations == 0 || r.status == Status::numerical_error) {
     // the trace's last value may not be the returned iterate's
     r.divergence = divergence(c, r.W, r.H, p.beta, p.threads);
     r.objective = r.divergence + penalty(wt, r.H);

@@ -13,14 +13,11 @@
 
 #include "hooks.hpp"
 #include "parallel.hpp"
+#include "params.hpp"
 #include "types.hpp"
 #include "weights.hpp"
 
 namespace nmfkit {
-
-/// cd: coordinate descent with Newton steps (beta = 1 only); mu:
-/// multiplicative updates (every beta).
-enum class DivMethod { cd, mu };
 
 namespace detail {
 
@@ -174,7 +171,7 @@ inline double ordered_sum(const std::vector<double>& part) {
 /// / y_p) - x_p) + lin . z at the end (the column's share of the loss), when
 /// `want_div` (its logs cost a third of a pass).
 template <class Hooks>
-bool kl_update(Mat& z, const Mat& ft, const Side& s, DivMethod method,
+bool kl_update(Mat& z, const Mat& ft, const Side& s, Method method,
                int passes, const Parallel& par, Hooks* hooks, double& viol,
                double& div, bool want_div = true) {
   const Index k = z.rows(), n = z.cols();
@@ -213,7 +210,7 @@ bool kl_update(Mat& z, const Mat& ft, const Side& s, DivMethod method,
       fit_y();
       for (int pass = 1; pass <= passes; ++pass) {
         double pv = 0.0;
-        if (method == DivMethod::cd) {
+        if (method == Method::cd) {
           for (Index t = s.fixed; t < k; ++t) {
             double grad;
             const double next = kl_coordinate(
@@ -332,7 +329,7 @@ inline double divergence_of(const Mat& z, const Mat& ft, const Side& s,
   double viol, div;
   NullHooks* none = nullptr;
   if (beta == 1.0)
-    kl_update(zc, ft, t, DivMethod::mu, 1, par, none, viol, div);
+    kl_update(zc, ft, t, Method::mu, 1, par, none, viol, div);
   else
     beta_update(zc, ft, t, beta, 1, par, none, viol, div);
   return div;

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "driver.hpp"
 #include "parallel.hpp"
 #include "types.hpp"
 
@@ -157,6 +158,29 @@ struct PlainIterate {
     h_cur.swap(h_next);
   }
 };
+
+/// The loop of every nmf() driver (nmf.hpp, divergence.hpp, stream.hpp,
+/// stream_divergence.hpp) around its step: drive() it; a step that is not
+/// finite rolls back to (wt_prev, h_prev), which step() saved, unless the
+/// fit extrapolates; then the first violation and, with extrapolation, the
+/// last accepted plain iterate (wt_plain, h_plain), what the fit returns
+/// whatever ended the loop.
+template <class Hooks, class Step>
+void drive_fit(int max_iter, bool extrapolate, Hooks& hooks, Result& r,
+               const RelativeTest& test, Step&& step, Mat& wt,
+               const Mat& wt_prev, const Mat& h_prev, Mat& wt_plain,
+               Mat& h_plain) {
+  drive(max_iter, hooks, r, step, [&]() {
+    if (extrapolate) return;  // the plain iterate below
+    wt = wt_prev;
+    r.H = h_prev;
+  });
+  r.first_violation = test.first();
+  if (extrapolate) {
+    wt = std::move(wt_plain);
+    r.H = std::move(h_plain);
+  }
+}
 
 }  // namespace detail
 }  // namespace nmfkit

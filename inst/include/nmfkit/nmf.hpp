@@ -20,71 +20,10 @@
 #include "loss.hpp"
 #include "nnls.hpp"
 #include "parallel.hpp"
+#include "params.hpp"
 #include "types.hpp"
 
 namespace nmfkit {
-
-/// hals: cyclic coordinate descent, `inner` passes per factor update.
-/// mu: Lee-Seung multiplicative updates.
-/// anls: alternating nonnegative least squares, each factor solved exactly
-///   (block principal pivoting, warm-started from the previous iterate).
-enum class Method { hals, mu, anls };
-
-/// How many passes each factor update makes: `inner` (fixed), or as many as
-/// pay off by Gillis and Glineur's cost rule, chosen per factor from the
-/// problem's shape (automatic; see detail::cost_rule_passes()).
-enum class InnerPasses { fixed, automatic };
-
-/// Penalty weights on one factor Z: l1 ||Z||_1 + l2 ||Z||_F^2 / 2, both
-/// relative to the data (see NmfParams::pen_w).
-struct Penalty {
-  double l1 = 0.0, l2 = 0.0;
-};
-
-/// Settings of nmf().
-struct NmfParams {
-  Method method = Method::hals;
-  int max_iter = 200;
-  double tol = 1e-4;  // stop when violation / first violation <= tol
-  int threads = 1;
-  /// Added to multiplicative-update denominators, relative to the data: the
-  /// denominators scale like rms(X)^1.5, so the guard is mu_eps * rms^1.5
-  /// and fitting c * X takes the same steps as fitting X.
-  double mu_eps = 1e-10;
-  /// Passes over each factor per outer iteration (Gillis & Glineur's
-  /// accelerated HALS): the Gram system is built once and the cheap passes
-  /// repeat while a pass still removes more than inner_tol of the first
-  /// pass's violation. inner = 1 is plain HALS (scikit-learn's cd solver).
-  /// Read only when `passes` is InnerPasses::fixed.
-  int inner = 1;
-  InnerPasses passes = InnerPasses::fixed;
-  double inner_tol = 0.1;
-  /// Columns per chunk of a HALS update, whose inner passes stop per chunk;
-  /// 0: chosen from the factor's width (detail::chunk_length()). A streamed
-  /// fit (stream.hpp) updates H a block of columns at a time with the
-  /// chunks of the whole H, so its passes stop where the in-memory fit's do.
-  Index chunk = 0;
-  /// Extrapolation between outer iterations (Ang & Gillis, Neural
-  /// Computation 2019, their parameters): W and H are pushed along their last
-  /// move by beta; an iteration whose objective (the error, plus the
-  /// penalties) rises restarts from the plain iterate with a smaller beta,
-  /// so the objective never rises (nor, without penalties, the traced loss).
-  bool extrapolate = false;
-  /// Penalties: the objective is
-  ///   1/2 ||X - WH||^2 + s1 (pen_w.l1 ||W||_1 + pen_h.l1 ||H||_1)
-  ///                    + s2 (pen_w.l2 ||W||^2 + pen_h.l2 ||H||^2) / 2
-  /// with s1 = rms^1.5 and s2 = rms, rms = sqrt(||X||^2 / (m n)): the
-  /// weights are relative to the data, so fitting c X from sqrt(c) times the
-  /// start runs the same iterations (each term scales as c^2), as mu_eps.
-  Penalty pen_w, pen_h;
-  /// Components held at their starting values: the first fixed_w columns of
-  /// W and the first fixed_h rows of H never change (bit for bit). fixed_w =
-  /// k fixes W: the fit then solves H alone, the NNLS projection of X on W.
-  Index fixed_w = 0, fixed_h = 0;
-  /// The violation the stopping rule is relative to (RelativeTest); none:
-  /// the first iteration's.
-  std::optional<double> reference_violation;
-};
 
 /// What nmf() and nmf_masked() return: the fit and its final penalised
 /// objective 1/2 ||X - WH||^2 + penalties (NmfParams; the weighted error for
@@ -108,15 +47,12 @@ struct FactorTerms {
 
 /// The terms of a factor with relative penalty `pen` and `fixed` leading
 /// components, for data of root mean square `rms` whose lines the factor's
-/// entries are fitted on have length `len` (m for H, n for W, as
-/// scikit-learn scales its alphas; divergence.hpp's absolute_penalties()
-/// is the same rule at beta = 2): an entry's gradient sums len terms of
-/// size rms^1.5, so weight 1 weighs like the data.
+/// entries are fitted on have length `len` (m for H, n for W): the
+/// Frobenius loss's absolute_penalty() (loss.hpp).
 inline FactorTerms factor_terms(const Penalty& pen, Index fixed, double rms,
                                 Index len) {
-  const double l = static_cast<double>(len);
-  return FactorTerms{pen.l1 * l * rms * std::sqrt(rms), pen.l2 * l * rms,
-                     fixed};
+  const Penalty a = absolute_penalty(pen, 2.0, rms, len);
+  return FactorTerms{a.l1, a.l2, fixed};
 }
 
 /// The factor terms of W and H.
@@ -132,6 +68,8 @@ inline NmfTerms nmf_terms(const NmfParams& p, Index k, double rms, Index m,
   require(p.fixed_w >= 0 && p.fixed_w <= k && p.fixed_h >= 0 &&
               p.fixed_h <= k,
           "nmf: fixed components must be between 0 and k");
+  require(p.beta == 2.0 && p.method != Method::cd,
+          "nmf: the Frobenius engine fits beta = 2 by hals, mu or anls");
   return NmfTerms{factor_terms(p.pen_w, p.fixed_w, rms, n),
                   factor_terms(p.pen_h, p.fixed_h, rms, m)};
 }
@@ -398,15 +336,8 @@ NmfResult nmf(const DataT& x, const Mat& w, const Mat& h, const NmfParams& p,
     detail::gram(r.H, hht, p.threads);
     return o;
   };
-  drive(p.max_iter, hooks, r, step, [&]() {
-    wt = wt_prev;
-    r.H = h_prev;
-  });
-  r.first_violation = test.first();
-  if (p.extrapolate) {
-    wt = std::move(plain.wt);
-    r.H = std::move(plain.h);
-  }
+  detail::drive_fit(p.max_iter, p.extrapolate, hooks, r, test, step, wt,
+                    wt_prev, h_prev, plain.wt, plain.h);
   detail::transpose_chunks(wt, r.W, p.threads);
   r.objective = objective;
   return r;

@@ -35,21 +35,33 @@
 
 namespace nmfkit {
 
+/// What every source answers without reading a block: m, n, ||X||^2 and
+/// the stored entries (the contract's first four members).
+class SourceTotals {
+ public:
+  SourceTotals(Index m, Index n, double x2, double stored)
+      : m_(m), n_(n), x2_(x2), stored_(stored) {}
+  Index rows() const { return m_; }
+  Index cols() const { return n_; }
+  double sq_norm() const { return x2_; }
+  double stored() const { return stored_; }
+
+ protected:
+  Index m_, n_;
+  double x2_, stored_;
+};
+
 /// A source over data held in memory, cut into column blocks of `block`
 /// columns (a multiple of the H update's chunk, or all columns): the core
 /// tests' reference. with_block(j0, len, fn) calls fn(data) with the
 /// block's data object (DenseData, SparseData).
 template <class WithBlock>
-class BlockSource {
+class BlockSource : public SourceTotals {
  public:
   BlockSource(Index m, Index n, double x2, double stored, Index block,
               WithBlock with_block, int threads)
-      : m_(m), n_(n), x2_(x2), stored_(stored), block_(block),
+      : SourceTotals(m, n, x2, stored), block_(block),
         with_block_(std::move(with_block)), threads_(threads) {}
-  Index rows() const { return m_; }
-  Index cols() const { return n_; }
-  double sq_norm() const { return x2_; }
-  double stored() const { return stored_; }
   template <class F>
   bool for_blocks(F&& f) {
     for (Index j0 = 0; j0 < n_; j0 += block_) {
@@ -65,8 +77,6 @@ class BlockSource {
   }
 
  private:
-  Index m_, n_;
-  double x2_, stored_;
   Index block_;
   WithBlock with_block_;
   int threads_;

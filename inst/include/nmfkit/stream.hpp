@@ -198,16 +198,8 @@ NmfResult nmf_streamed(Source& source, const Mat& w, const Mat& h,
     hht = std::move(s.hht_push);
     return o;
   };
-  drive(p.max_iter, hooks, r, step, [&]() {
-    if (p.extrapolate) return;  // the plain iterate below
-    wt = wt_prev;
-    r.H = h_prev;
-  });
-  r.first_violation = test.first();
-  if (p.extrapolate) {
-    wt = std::move(wt_plain);
-    r.H = std::move(h_plain);
-  }
+  detail::drive_fit(p.max_iter, p.extrapolate, hooks, r, test, step, wt,
+                    wt_prev, h_prev, wt_plain, h_plain);
   h_push = Mat();  // before the result's copies
   detail::transpose_chunks(wt, r.W, p.threads);
   r.objective = objective;

@@ -31,7 +31,7 @@ namespace nmfkit {
 struct StreamLoss {
   LossKind kind = LossKind::frobenius;  // divergence: beta, method, inner
   double beta = 2.0;
-  DivMethod method = DivMethod::mu;
+  Method method = Method::mu;
   int inner = 1;
 };
 
@@ -233,7 +233,7 @@ BlockSums divergence_block(const DataT& x, const StreamPlan& plan, Mat& hb,
   const Parallel par(threads);
   const double beta = plan.loss.beta;
   // KL coordinate descent's W takes the safeguarded Newton step
-  const bool newton = beta == 1.0 && plan.loss.method == DivMethod::cd;
+  const bool newton = beta == 1.0 && plan.loss.method == Method::cd;
   BlockSums s;
   NullHooks* none = nullptr;  // hooks are R's, on R's thread only
   if (plan.update) {

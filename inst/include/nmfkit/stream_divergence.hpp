@@ -34,6 +34,7 @@
 #include "driver.hpp"
 #include "extrapolate.hpp"
 #include "hooks.hpp"
+#include "loss.hpp"
 #include "parallel.hpp"
 #include "stream_block.hpp"
 #include "types.hpp"
@@ -113,26 +114,26 @@ inline double divergence_w_step(Mat& wt, const Mat& wnum, const Mat& wden,
 /// the H update's passes; W takes one step per read.
 template <class Source, class Hooks = NullHooks>
 DivResult nmf_divergence_streamed(Source& source, const Mat& w, const Mat& h,
-                                  const DivParams& p, Hooks& hooks) {
+                                  const NmfParams& p, Hooks& hooks) {
   const Index m = source.rows(), n = source.cols(), k = w.cols();
   require(w.rows() == m && h.rows() == k && h.cols() == n,
           "nmf_divergence_streamed: W must be m x k and H k x n");
   require(p.max_iter >= 0 && p.tol >= 0 && p.threads >= 1 && p.inner >= 1 &&
               p.update_w,
           "nmf_divergence_streamed: params");
-  require(p.method == DivMethod::mu || p.beta == 1.0,
-          "nmf_divergence_streamed: cd needs beta = 1");
+  require(p.method == Method::mu || (p.method == Method::cd && p.beta == 1.0),
+          "nmf_divergence_streamed: method mu, or cd at beta = 1");
   require(p.fixed_w >= 0 && p.fixed_w <= k && p.fixed_h >= 0 &&
               p.fixed_h <= k,
           "nmf_divergence_streamed: fixed components");
   const double x2 = source.sq_norm();
-  double w_l1, w_l2;
+  const double rms = data_rms(x2, m, n);
+  const Penalty pw = absolute_penalty(p.pen_w, p.beta, rms, n),
+                ph = absolute_penalty(p.pen_h, p.beta, rms, m);
+  const double w_l1 = pw.l1, w_l2 = pw.l2;
   StreamPlan plan;
   plan.loss = StreamLoss{LossKind::divergence, p.beta, p.method, p.inner};
-  plan.terms.fixed = p.fixed_h;
-  absolute_penalties(x2, m, n, p.beta, n, p.pen_w, w_l1, w_l2);
-  absolute_penalties(x2, m, n, p.beta, m, p.pen_h, plan.terms.l1,
-                     plan.terms.l2);
+  plan.terms = detail::FactorTerms{ph.l1, ph.l2, p.fixed_h};
   Mat& wt = plan.wt;  // k x m, the W' of the pass
   detail::transpose_chunks(w, wt, p.threads);
   DivResult r;
@@ -267,16 +268,8 @@ DivResult nmf_divergence_streamed(Source& source, const Mat& w, const Mat& h,
     wden = std::move(s.wden_push);
     return o;
   };
-  drive(p.max_iter, hooks, r, step, [&]() {
-    if (p.extrapolate) return;  // the plain iterate below
-    wt = wt_prev;
-    r.H = h_prev;
-  });
-  r.first_violation = test.first();
-  if (p.extrapolate) {
-    wt = std::move(wt_plain);
-    r.H = std::move(h_plain);
-  }
+  detail::drive_fit(p.max_iter, p.extrapolate, hooks, r, test, step, wt,
+                    wt_prev, h_prev, wt_plain, h_plain);
   h_push = Mat();
   if (r.status == Status::numerical_error) {
     // the trace's last value is not the returned iterate's: read it again
