@@ -43,9 +43,10 @@
 #' (type 7, used by MutationalPatterns) covers only
 #' `level (B - 1) / (B + 1)`, 0.88 for a 90 % interval from 100
 #' replicates. Below `B = 2 / (1 - level) - 1` (39 at 95 %) the ends are
-#' the smallest and largest replicates and cover less than `level`. Replicates run through
-#' [future.apply::future_lapply()] with `future.seed = TRUE`: `set.seed()`
-#' gives the same intervals under every [future::plan()]. Their coverage
+#' the smallest and largest replicates and cover less than `level`.
+#' Replicates run through [future.apply::future_lapply()] with
+#' `future.seed = TRUE`: `set.seed()` gives the same intervals under every
+#' [future::plan()]. Their coverage
 #' on planted catalogues (`bench/signatures-results.md`): 0.94-0.95 at
 #' 95 % and 0.86-0.90 at 90 % from 2,000 mutations per sample on; at 100
 #' mutations 0.84-0.89 at 90 %, as absent signatures take some of the few
@@ -77,8 +78,9 @@
 #'   `tidy()`, `plot()`, and [entry_assignments()].
 #' @references Davison, A. C. and Hinkley, D. V. (1997). *Bootstrap
 #'   Methods and their Application*. Cambridge University Press.
-#'   Blokzijl, F., Janssen, R., van Boxtel, R. and Cuppen, E. (2018). MutationalPatterns: comprehensive genome-wide analysis of
-#'   mutational processes. *Genome Medicine* 10, 33. Manders, F. et al.
+#'   Blokzijl, F., Janssen, R., van Boxtel, R. and Cuppen, E. (2018).
+#'   MutationalPatterns: comprehensive genome-wide analysis of mutational
+#'   processes. *Genome Medicine* 10, 33. Manders, F. et al.
 #'   (2022). MutationalPatterns: the one stop shop for the analysis of
 #'   mutational processes. *BMC Genomics* 23, 134. Self, S. G. and Liang,
 #'   K.-Y. (1987). Asymptotic properties of maximum likelihood estimators
