@@ -3,7 +3,8 @@
 # 1. refit_signatures() bootstrap intervals: the share of true exposures
 #    (of signatures active in a sample) inside the intervals at levels
 #    0.8, 0.9, 0.95, by mutations per sample (100, 2,000, 50,000), KL loss,
-#    no selection; B = 100 replicates.
+#    no selection; B = 100 replicates, the ends at the order statistics
+#    (B + 1) p (shipped) and at R's default 1 + (B - 1) p (before).
 # 2. Selection: the share of active signatures kept and of absent ones
 #    dropped, for select = "cosine" (max_delta 0.004) and "lrt"
 #    (alpha 0.01), on 20 planted signatures, 3 active per sample.
@@ -14,11 +15,12 @@
 # (simulate_signatures()), or the COSMIC SBS signatures when installed
 # (argument "cosmic"). Exposures as simulate_catalogue() (SigFitTest-like:
 # `active` signatures per sample, Dirichlet(1) weights).
-# Run: Rscript bench/signatures-calibration.R [seeds] [cosmic]
+# Run: Rscript bench/signatures-calibration.R [seeds] [cosmic] [coverage]
+# ("coverage": part 1 only)
 suppressPackageStartupMessages(library(nmfkit))
 args <- commandArgs(TRUE)
 n_seeds <- if (length(args) >= 1) as.integer(args[1]) else 5L
-use_cosmic <- length(args) >= 2 && args[2] == "cosmic"
+use_cosmic <- "cosmic" %in% args
 cat(sprintf("signatures calibration: %d seeds, %s signatures, %s; load average %s\n",
             n_seeds, if (use_cosmic) "COSMIC" else "simulated",
             format(Sys.time()), paste(readLines("/proc/loadavg"),
@@ -33,31 +35,44 @@ pool <- function(k) {
   }
 }
 
-# 1. coverage
+# 1. coverage: the same B = 100 replicates read by the shipped rule (order
+#    statistics at (B + 1) p, quantile type 6) and by R's default type 7
+#    (what refit_signatures() used before, and MutationalPatterns does)
 levels <- c(0.8, 0.9, 0.95)
+interval <- function(arr, l, type) {
+  q <- function(p) apply(arr, c(1, 2), stats::quantile, probs = p,
+                         type = type, names = FALSE)
+  list(lower = q((1 - l) / 2), upper = q((1 + l) / 2))
+}
 cov <- NULL
 for (n_mut in c(100, 2000, 50000)) {
-  for (select in "none") {
-    hits <- matrix(0, 0, length(levels))
-    for (seed in seq_len(n_seeds)) {
-      set.seed(seed)
-      W <- pool(6)
-      sim <- simulate_catalogue(W, n = 20, mutations = n_mut, active = 3)
-      fit <- refit_signatures(sim$counts, W, select = select, B = 100)
-      on <- sim$exposures > 0
+  hits <- list(type6 = NULL, type7 = NULL)
+  for (seed in seq_len(n_seeds)) {
+    set.seed(seed)
+    W <- pool(6)
+    sim <- simulate_catalogue(W, n = 20, mutations = n_mut, active = 3)
+    fit <- refit_signatures(sim$counts, W, B = 100)
+    on <- sim$exposures > 0
+    for (type in 6:7) {
       h <- vapply(levels, function(l) {
-        q <- nmfkit:::refit_intervals(fit$replicates, l)
+        q <- interval(fit$replicates, l, type)
         (sim$exposures >= q$lower & sim$exposures <= q$upper)[on]
       }, logical(sum(on)))
-      hits <- rbind(hits, h)
+      hits[[type - 5]] <- rbind(hits[[type - 5]], h)
     }
-    cov <- rbind(cov, data.frame(mutations = n_mut, select = select,
-                                 t(colMeans(hits)), n = nrow(hits)))
+  }
+  for (type in 6:7) {
+    m <- colMeans(hits[[type - 5]])
+    cov <- rbind(cov, data.frame(
+      mutations = n_mut, quantile = paste0("type ", type), t(m),
+      se_0.9 = sqrt(m[2] * (1 - m[2]) / nrow(hits[[type - 5]])),
+      n = nrow(hits[[type - 5]])))
   }
 }
 names(cov)[3:5] <- paste0("level_", levels)
-cat("\n1. coverage of true exposures (active signatures)\n")
+cat("\n1. coverage of true exposures (active signatures), B = 100\n")
 print(cov, row.names = FALSE, digits = 3)
+if ("coverage" %in% args) quit(save = "no")
 
 # 2. selection
 sel <- NULL
