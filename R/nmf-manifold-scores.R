@@ -14,6 +14,7 @@
 #' @param yhat Predicted clusters, a vector of the same length, for example
 #'   [clusters()] of a fit.
 #' @param normalize How mutual information is normalised.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A number in `[0, 1]`.
 #' @examples
 #' y <- rep(1:3, each = 4)
@@ -21,7 +22,8 @@
 #' cluster_acc(y, yhat)  # 11 of 12 after relabelling
 #' cluster_nmi(y, yhat)
 #' @export
-cluster_acc <- function(y, yhat) {
+cluster_acc <- function(y, yhat, ...) {
+  check_dots_empty()
   check_required(c("y", "yhat"))
   tab <- label_table(y, yhat)
   size <- max(dim(tab))
@@ -33,7 +35,8 @@ cluster_acc <- function(y, yhat) {
 
 #' @rdname cluster_acc
 #' @export
-cluster_nmi <- function(y, yhat, normalize = c("max", "sqrt", "mean")) {
+cluster_nmi <- function(y, yhat, normalize = c("max", "sqrt", "mean"), ...) {
+  check_dots_empty()
   check_required(c("y", "yhat"))
   normalize <- check_choice(normalize, c("max", "sqrt", "mean"))
   tab <- label_table(y, yhat)
@@ -86,6 +89,7 @@ label_table <- function(y, yhat, call = rlang::caller_env()) {
 #' @param n Number of points, at least 2.
 #' @param dim Number of coordinates, at least 2.
 #' @param noise Standard deviation of the noise, at least 0.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return A `dim x n` matrix (points in columns) with an attribute
 #'   `"labels"`: the moon of each point (1 or 2).
 #' @examples
@@ -93,7 +97,8 @@ label_table <- function(y, yhat, call = rlang::caller_env()) {
 #' x <- two_moons(200)
 #' plot(t(x), col = attr(x, "labels"), asp = 1)
 #' @export
-two_moons <- function(n = 500, dim = 2, noise = 0.1) {
+two_moons <- function(n = 500, dim = 2, noise = 0.1, ...) {
+  check_dots_empty()
   n <- check_count(n, min = 2)
   dim <- check_count(dim, min = 2)
   noise <- check_number(noise, min = 0)

@@ -68,6 +68,7 @@
 #' @param B Bootstrap replicates per sample (0: none).
 #' @param level Confidence level of the intervals, in `(0, 1)`.
 #' @param assay The assay (or Seurat layer) of a container `x`.
+#' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return An object of class `nmfkit_refit`: a list with `exposures`
 #'   (signatures x samples), `signatures` (in the rows' order of `x`),
 #'   `cosine` (per sample, of `W h` to the sample), `loss`, `select`,
@@ -99,7 +100,8 @@
 refit_signatures <- function(x, signatures, loss = c("kl", "frobenius"),
                              select = c("none", "cosine", "lrt"),
                              max_delta = 0.004, alpha = 0.01, B = 0L,
-                             level = 0.9, assay = "counts") {
+                             level = 0.9, assay = "counts", ...) {
+  check_dots_empty()
   call <- match.call()
   x <- input_matrix(x, assay)
   x <- check_data(x, allow_zero_matrix = TRUE)

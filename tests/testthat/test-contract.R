@@ -1266,11 +1266,8 @@ test_that("every exported function takes `...`, so that a misspelt argument is a
   # real one
   ns <- asNamespace("nmfkit")
   api <- nmfkit_api()
-  # dim() and dimnames() methods take what the primitive gives them; the
-  # files of other branches in flight (ARD and the rank search, the
-  # signatures, the manifold scores) gain `...` when they merge
-  exempt <- c("dim.nmfkit_blocks", "dimnames.nmfkit_blocks",
-              "cluster_acc", "cluster_nmi", "two_moons", "refit_signatures")
+  # dim() and dimnames() methods take what the primitive gives them
+  exempt <- c("dim.nmfkit_blocks", "dimnames.nmfkit_blocks")
   no_dots <- api[!vapply(api, function(f) {
     "..." %in% names(formals(get(f, envir = ns)))
   }, logical(1))]
