@@ -337,6 +337,7 @@ TEST_CASE("SMRMF nbr options: edges are exemplars' input neighbours") {
     p.alm.max_iter = 20;
     p.ds3_max_iter = 100;
     p.keep_z = true;
+    p.connect = false;  // the paper's graph, which this case rebuilds
     const nmfkit::ManifoldResult r = nmfkit::smrmf(
         x, nmfkit_test::runif(3, 2, 24), nmfkit_test::runif(50, 2, 25), p,
         hooks);
@@ -379,5 +380,60 @@ TEST_CASE("SMRMF rank_on: exemplars are the rows of Z or of C by norm") {
       if (std::find(r.exemplars.begin(), r.exemplars.end(), i) ==
           r.exemplars.end())
         CHECK(m.row(i).norm() <= last);
+  }
+}
+
+namespace {
+// connected components of a symmetric sparse graph (union-find)
+int graph_components(const SpMat& g) {
+  std::vector<int> parent(static_cast<size_t>(g.cols()));
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int a) {
+    while (parent[a] != a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  int comps = static_cast<int>(g.cols());
+  for (Index j = 0; j < g.cols(); ++j)
+    for (SpMat::InnerIterator e(g, j); e; ++e) {
+      const int a = find(static_cast<int>(e.row()));
+      const int b = find(static_cast<int>(j));
+      if (a != b) {
+        parent[std::max(a, b)] = std::min(a, b);
+        --comps;
+      }
+    }
+  return comps;
+}
+}  // namespace
+
+TEST_CASE("connect_components joins a graph's pieces to the target count") {
+  // four groups of three points on a line, far apart; within each group
+  // one edge, so the third point is isolated: 8 components in all
+  Mat x(1, 12);
+  for (int g = 0; g < 4; ++g)
+    for (int i = 0; i < 3; ++i) x(0, 3 * g + i) = 100.0 * g + i;
+  std::vector<Eigen::Triplet<double>> t;
+  for (int g = 0; g < 4; ++g) {
+    t.emplace_back(3 * g, 3 * g + 1, 0.5);
+    t.emplace_back(3 * g + 1, 3 * g, 0.5);
+  }
+  SpMat w(12, 12);
+  w.setFromTriplets(t.begin(), t.end());
+  REQUIRE(graph_components(w) == 8);
+  const Mat d2 = nmfkit::squared_distances(x);
+  const auto tree = nmfkit::spanning_tree(d2);
+  REQUIRE(tree.size() == 11u);
+  for (int target : {4, 2, 1}) {
+    const SpMat c = nmfkit::connect_components(w, d2, tree, target);
+    CHECK(graph_components(c) == target);
+    // symmetric, the original edges kept, no self loops
+    CHECK((Mat(c) - Mat(c).transpose()).cwiseAbs().maxCoeff() == 0.0);
+    for (int g = 0; g < 4; ++g) CHECK(c.coeff(3 * g, 3 * g + 1) >= 0.5);
+    CHECK(Mat(c).diagonal().cwiseAbs().maxCoeff() == 0.0);
+    // at 4 components the groups are the components: no long edge added
+    if (target == 4)
+      for (int j = 0; j < 12; ++j)
+        for (SpMat::InnerIterator e(c, j); e; ++e)
+          CHECK(e.row() / 3 == j / 3);
   }
 }
