@@ -21,10 +21,14 @@
 #      Rscript bench/memory.R [sparse|dense|both] [steps]
 #   steps: comma-separated of scan, fit-kl, fit-frobenius, predict-kl,
 #   predict-frobenius (default all). Writes bench/memory-results.md.
+# Environment: MEM_BENCH_ITERS (iterations of the fits, default 5),
+# MEM_BENCH_BUDGETS (default "default,25,10", MB). Under load a KL fit of
+# 5 iterations took 30 minutes; the peak is reached in the first pass.
 args <- commandArgs(TRUE)
 data_dir <- file.path("bench", "data")
 sparse_path <- file.path(data_dir, "mem-20000x20000.h5")
 dense_path <- file.path(data_dir, "mem-dense-20000x10000.h5")
+iters <- as.integer(Sys.getenv("MEM_BENCH_ITERS", "5"))
 mb <- 1e6  # MB as DelayedArray counts them (its default budget is 1e8 bytes)
 status_mb <- function(field) {  # /proc reports kB (1024 bytes)
   s <- readLines("/proc/self/status")
@@ -44,7 +48,7 @@ if (length(args) && args[1] == "--child") {
   x <- if (kind == "sparse") read_tenx(sparse_path) else
     HDF5Array::HDF5Array(dense_path, "x")
   loss <- sub("^[a-z]+-", "", step)
-  ctrl <- nmf_control(max_iter = 5, tol = 0, threads = 1,
+  ctrl <- nmf_control(max_iter = iters, tol = 0, threads = 1,
                       block_size = budget)
   fit0 <- NULL
   if (startsWith(step, "predict")) {
@@ -123,12 +127,12 @@ kinds <- if (length(args) && args[1] %in% c("sparse", "dense")) args[1] else
   c("sparse", "dense")
 steps <- if (length(args) >= 2) strsplit(args[2], ",")[[1]] else
   c("scan", "fit-kl", "fit-frobenius", "predict-kl", "predict-frobenius")
-budgets <- c("default", "25", "10")
+budgets <- strsplit(Sys.getenv("MEM_BENCH_BUDGETS", "default,25,10"), ",")[[1]]
 rscript <- file.path(R.home("bin"), "Rscript")
 child <- function(kind, step, budget) {
   out <- system2(rscript, c("bench/memory.R", "--child", kind, step, budget),
                  stdout = TRUE, stderr = TRUE,
-                 env = "OMP_NUM_THREADS=1")
+                 env = c("OMP_NUM_THREADS=1", paste0("MEM_BENCH_ITERS=", iters)))
   line <- grep("^RESULT", out, value = TRUE)
   if (!length(line)) {
     return(list(base = NA, peak = NA, seconds = NA,
@@ -153,7 +157,8 @@ for (kind in kinds) {
           sprintf("default (%g MB)", budget_mb) else paste(b, "MB"),
         baseline_mb = round(r$base), above_mb = round(r$peak - r$base),
         bound_3x_budget_mb = 3 * budget_mb,
-        factors_mb = round(factors_mb, 1), seconds = round(r$seconds, 1),
+        factors_mb = round(factors_mb, 1), iterations = if (startsWith(step,
+          "fit")) iters else NA, seconds = round(r$seconds, 1),
         note = if (is.null(r$error)) "" else r$error)
       print(rows[[length(rows)]], row.names = FALSE)
     }
