@@ -39,7 +39,14 @@
 #
 # Usage: Rscript bench/kl.R             the benchmark (an hour or more)
 #        KL_BENCH_QUICK=1 Rscript bench/kl.R   a tiny version (~1 minute)
-# Environment: KL_BENCH_PROBLEMS (e.g. "planted-6,pbmc-10"), KL_BENCH_PAIRS
+# RcppML 1.0 (bench/lib-rcppml, bench/build-rcppml.sh): nmf(loss = "gp",
+# dispersion = "none") from W0 and H0, KL_BENCH_CAP_GP iterations (default
+# 100, tol 0): it gives no divergence trace, so its row is that run, reached
+# or not.
+# Environment: KL_BENCH_TOOLS (tool names separated by ";", e.g.
+# "fastTopics scd+extrap;RcppML 1.0 gp, dispersion none"; the reference,
+# nmfkit cd at 1 thread, always runs), KL_BENCH_PROBLEMS (e.g.
+# "planted-6,pbmc-10"), KL_BENCH_PAIRS
 # (default 3), KL_BENCH_BUDGET (seconds of one trace run, default 600),
 # KL_BENCH_CAP_MU (default 2000), KL_BENCH_CAP_CD (default 1000),
 # KL_BENCH_OUT (default bench/kl-results.md; quick mode writes none).
@@ -96,6 +103,18 @@ run_tool <- function(tool, p, iters, trace = FALSE, budget = Inf) {
       list(W = fit$F, H = t(fit$L), trace = fit$progress$dev, seconds = t,
            cum = cumsum(fit$progress$timing), iterations = nrow(fit$progress))
     },
+    rcppml1 = {
+      # RcppML 1.0's Poisson loss: the generalised Poisson with its
+      # dispersion off, by IRLS coordinate descent; W0 as its seed matrix,
+      # H0 as h_init, tol = 0 so it runs `iters` iterations.
+      t <- system.time(
+        fit <- RcppML::nmf(p$x, k, tol = 0, maxit = iters, seed = p$W0,
+                           h_init = p$H0, loss = "gp", dispersion = "none",
+                           threads = 1L, verbose = FALSE)
+      )[["elapsed"]]
+      list(W = fit@w %*% diag(fit@d, length(fit@d)), H = fit@h,
+           trace = numeric(), seconds = t, iterations = fit@misc$iter)
+    },
     brunet = {
       y <- as.matrix(p$x)
       nz <- y > 0
@@ -133,6 +152,11 @@ child_main <- function(spec_file, out_file) {
     suppressPackageStartupMessages(requireNamespace("fastTopics"))
     p$X <- Matrix::t(p$x)
   }
+  if (s$tool$engine == "rcppml1") {
+    .libPaths(c(s$rcppml_lib, .libPaths()))
+    suppressPackageStartupMessages(requireNamespace("RcppML"))
+    stopifnot(utils::packageVersion("RcppML") >= "1.0.0")
+  }
   if (s$tool$engine == "brunet") {
     suppressPackageStartupMessages(requireNamespace("NMF"))
   }
@@ -164,7 +188,9 @@ run_child <- function(tool, pf, iters, trace = FALSE, budget = Inf,
   spec <- tempfile(fileext = ".rds")
   out <- tempfile(fileext = ".rds")
   saveRDS(list(tool = tool, problem = pf$rds, iters = iters, trace = trace,
-               budget = budget, keep_factors = keep_factors), spec)
+               budget = budget, keep_factors = keep_factors,
+               rcppml_lib = normalizePath(file.path(here, "lib-rcppml"),
+                                          mustWork = FALSE)), spec)
   log <- system2("Rscript", c(shQuote(script_file()), "--child", spec, out),
                  env = child_env, stdout = TRUE, stderr = TRUE)
   if (!file.exists(out)) {
@@ -196,6 +222,14 @@ run_sklearn <- function(tool, pf, iters, trace, budget) {
 
 # Iterations to the target: list(iters, reached, seconds_lower, rss, note).
 find_iterations <- function(tool, pf, cap, budget) {
+  if (tool$engine == "rcppml1") {
+    # no divergence trace: one run of `cap` iterations; reached or not
+    r <- run_child(tool, pf, cap)
+    if (!is.null(r$error)) return(list(error = r$error, rss = r$rss))
+    return(list(iters = cap, reached = r$divergence <= pf$target,
+                seconds_trace = r$seconds, rss = r$rss,
+                final = r$divergence))
+  }
   if (tool$engine %in% c("sklearn", "brunet")) {
     r <- run_child(tool, pf, cap, trace = TRUE, budget = budget)
     if (!is.null(r$error)) return(list(error = r$error, rss = r$rss))
@@ -279,7 +313,8 @@ bench_problem <- function(prob, k, tools, settings) {
                        prod(dim(prob$x)), settings$dense_max))
       next
     }
-    cap <- if (tool$engine %in% c("sklearn", "brunet") ||
+    cap <- if (tool$engine == "rcppml1") settings$cap_gp else
+      if (tool$engine %in% c("sklearn", "brunet") ||
                identical(tool$method, "mu")) settings$cap_mu else
                  settings$cap_cd
     message("-- ", name, ": tracing (cap ", cap, ")")
@@ -345,6 +380,7 @@ all_tools <- function() list(
                                  extrapolate = TRUE),
   "fastTopics default (scd)" = list(engine = "fastTopics", method = "scd",
                                     extrapolate = FALSE),
+  "RcppML 1.0 gp, dispersion none" = list(engine = "rcppml1"),
   "NMF brunet (dense)" = list(engine = "brunet"),
   "sklearn mu" = list(engine = "sklearn"))
 
@@ -356,6 +392,7 @@ main <- function() {
     cap_mu = env_num("KL_BENCH_CAP_MU", if (quick) 300 else 2000),
     cap_cd = env_num("KL_BENCH_CAP_CD", if (quick) 300 else 1000),
     dense_max = env_num("KL_BENCH_DENSE_MAX", 2e7),
+    cap_gp = env_num("KL_BENCH_CAP_GP", if (quick) 10 else 100),
     target_iters = if (quick) 30L else 100L)
   out_file <- Sys.getenv("KL_BENCH_OUT",
                          if (quick) "" else file.path(here, "kl-results.md"))
@@ -390,7 +427,14 @@ main <- function() {
     k <- as.integer(sub(".*-", "", nm))
     base <- sub("-[0-9]+$", "", nm)
     if (is.null(cached[[base]])) cached <- list2(cached, base, problems[[nm]]())
-    res[[nm]] <- bench_problem(cached[[base]], k, all_tools(), settings)
+    tools <- all_tools()
+    pick_tools <- Sys.getenv("KL_BENCH_TOOLS")
+    if (nzchar(pick_tools)) {
+      keep <- strsplit(pick_tools, ";")[[1]]
+      stopifnot(all(keep %in% names(tools)))
+      tools <- tools[union(names(tools)[1], keep)]  # the reference first
+    }
+    res[[nm]] <- bench_problem(cached[[base]], k, tools, settings)
     tab <- do.call(rbind, res)
     table_md <- c("| problem | tool | iterations | seconds | ratio to nmfkit cd (1 thread) | peak RSS (MB) | note |",
                   "|---|---|---|---|---|---|---|",

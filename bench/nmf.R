@@ -13,15 +13,23 @@
 # at 1 and at 2 threads; reported: medians and the median of the per-pair
 # ratios RcppML / nmfkit. Also GFLOP/s of nmfkit's fits next to Eigen GEMM
 # throughput measured in the same run, and `uptime` before each problem.
-# Usage: Rscript bench/nmf.R [pairs] [nosklearn]
+# Usage: Rscript bench/nmf.R [pairs] [nosklearn] [rcppml1] [threads=1]
 #   pairs: timed pairs per problem and thread count (default 5; 1 is quick);
-#   nosklearn: skip scikit-learn (its dense run takes about a minute).
+#   nosklearn: skip scikit-learn (its dense run takes about a minute);
+#   rcppml1: RcppML 1.0 from the private library bench/lib-rcppml
+#     (bench/build-rcppml.sh builds it) instead of Debian's 0.3.7;
+#   threads=1 (or threads=2): only that thread count (default both).
+args <- commandArgs(TRUE)
+if ("rcppml1" %in% args) {
+  lib1 <- file.path(if (dir.exists("bench")) "bench" else ".", "lib-rcppml")
+  stopifnot(dir.exists(file.path(lib1, "RcppML")))
+  .libPaths(c(normalizePath(lib1), .libPaths()))
+}
 suppressPackageStartupMessages({
   library(Matrix)
   library(nmfkit)
 })
 
-args <- commandArgs(TRUE)
 pairs <- if (length(args) && grepl("^[0-9]+$", args[1])) as.integer(args[1]) else
   5L
 use_sklearn <- !"nosklearn" %in% args &&
@@ -31,6 +39,11 @@ args_file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
                                       value = TRUE))
 bench_dir <- if (length(args_file)) dirname(normalizePath(args_file)) else
   "bench"
+thread_counts <- 1:2
+if (any(grepl("^threads=", args))) {
+  thread_counts <- as.integer(sub("^threads=", "",
+                                  grep("^threads=", args, value = TRUE)[1]))
+}
 rank <- 20L
 work <- tempfile("nmf-bench-")
 dir.create(work)
@@ -120,10 +133,24 @@ fit_rcppml <- function(x, k, iters, threads = 1L, tol = 0) {
   # RcppMLthreads (what RcppML::setRcppMLthreads() sets); unset or 0 means all
   # cores. options(RcppML.threads = ) is not read, so before 2026-11-25 its
   # "1 thread" runs here used both cores.
+  # RcppML 1.0 (an S4 result) takes `threads` as an argument (0 = all).
   Sys.setenv(RcppMLthreads = threads)
+  if (rcppml_v1) {
+    return(RcppML::nmf(x, k, tol = tol, maxit = iters, verbose = FALSE,
+                       seed = 42, threads = threads))
+  }
   RcppML::nmf(x, k, tol = tol, maxit = iters, verbose = FALSE, seed = 42)
 }
-rcppml_error <- function(x, r) rel_error(x, r$w %*% diag(r$d, length(r$d)), r$h)
+rcppml_v1 <- utils::packageVersion("RcppML") >= "1.0.0"
+rcppml_part <- function(r, name) {
+  if (isS4(r)) {
+    if (name == "iter") r@misc$iter else methods::slot(r, name)
+  } else r[[name]]
+}
+rcppml_error <- function(x, r) {
+  d <- rcppml_part(r, "d")
+  rel_error(x, rcppml_part(r, "w") %*% diag(d, length(d)), rcppml_part(r, "h"))
+}
 # Smallest maxit reaching the target (ALS error decreases with maxit), or NA.
 bisect_rcppml <- function(x, k, target, hi) {
   if (rcppml_error(x, fit_rcppml(x, k, hi)) > target) return(NA_integer_)
@@ -177,7 +204,8 @@ for (p in names(problems)) {
   k <- ranks[[p]]
   cat("\n==", p, "==", uptime(), "\n")
   r <- fit_rcppml(x, k, 100L, tol = 1e-4)
-  default_iter <- r$iter + (r$iter < 100L)
+  it_r <- rcppml_part(r, "iter")
+  default_iter <- it_r + (it_r < 100L)
   target <- if (p == "planted") 1e-6 else 1.001 * rcppml_error(x, r)
   cat(sprintf("RcppML default: %d iterations, error %.7g; target %.7g\n",
               default_iter, rcppml_error(x, r), target))
@@ -188,7 +216,7 @@ for (p in names(problems)) {
   n_k <- which(tr$loss <= target)[1]
   cat(sprintf("iterations to target: RcppML %s, nmfkit (%s) %s\n", n_r,
               tr$method, n_k))
-  for (th in 1:2) {
+  for (th in thread_counts) {
     t_r <- t_k <- rep(NA_real_, pairs)
     for (i in seq_len(pairs)) {
       run_r <- function() if (!is.na(n_r)) timed(function() fit_rcppml(x, k, n_r, th)) else NA
@@ -227,6 +255,7 @@ tab <- do.call(rbind, rows)
 tab$speedup_2v1 <- NA_real_
 for (p in names(problems)) {
   i <- tab$problem == p
+  if (!all(1:2 %in% tab$threads)) break
   tab$speedup_2v1[i & tab$threads == 2] <-
     tab$nmfkit_s[i & tab$threads == 1] / tab$nmfkit_s[i & tab$threads == 2]
 }

@@ -24,7 +24,15 @@
 # Every fit runs in a child Rscript (its VmHWM is its own) and prints one
 # line `RESULT <dput>`. Results go to bench/ooc-results.md.
 #
-# Usage: Rscript bench/ooc.R [--reps 3] [--skip-full]
+# Issue 35 adds the loss: parts 1 and 3 run for each of --loss (default
+# "frobenius,kl"; KL is nmf(loss = "kl"), method "auto" = cd in memory and
+# the streamed Newton step for W), and part 3 takes --full-iters
+# iterations (default 20); its "per pass" is seconds / (iterations + 1),
+# the first scan counted as a pass.
+#
+# Usage: Rscript bench/ooc.R [--reps 3] [--skip-full] [--loss frobenius,kl]
+#          [--threads 1,2] [--parts pairs,online,full] [--full-iters 20]
+#          [--iters 5,20] (part 1's two iteration counts)
 
 args <- commandArgs(trailingOnly = TRUE)
 lib <- Sys.getenv("NMFKIT_BENCH_LIB")
@@ -46,6 +54,7 @@ if (length(args) && args[1] == "--child") {
   path <- args[3]
   threads <- as.integer(args[4])
   iters <- as.integer(args[5])
+  loss <- if (length(args) >= 6) args[6] else "frobenius"
   x <- read_tenx(path)
   if (mode == "memory") {
     # the whole file, outside the timing (the streamed fit's reader on all
@@ -55,8 +64,9 @@ if (length(args) && args[1] == "--child") {
   ctrl <- nmf_control(max_iter = iters, tol = 0, threads = threads)
   set.seed(1)
   t <- system.time(fit <- nmf(x, 20, method = if (mode == "online")
-    "online" else "auto", control = ctrl))[["elapsed"]]
-  cat("RESULT", deparse(list(mode = mode, threads = threads, iters = iters,
+    "online" else "auto", loss = loss, control = ctrl))[["elapsed"]]
+  cat("RESULT", deparse(list(mode = mode, loss = loss, threads = threads,
+                             iters = iters,
                              seconds = t, error = fit$loss[length(fit$loss)],
                              iterations = fit$iterations, method = fit$method,
                              rss_mb = vm_hwm())), "\n")
@@ -66,13 +76,22 @@ if (length(args) && args[1] == "--child") {
 # ---- the orchestration ------------------------------------------------------
 reps <- if ("--reps" %in% args) as.integer(args[which(args == "--reps") + 1]) else 3L
 skip_full <- "--skip-full" %in% args
+opt <- function(name, default) {
+  i <- which(args == name)
+  if (length(i)) strsplit(args[i + 1], ",")[[1]] else default
+}
+losses <- opt("--loss", c("frobenius", "kl"))
+thread_counts <- as.integer(opt("--threads", c("1", "2")))
+parts <- opt("--parts", c("pairs", "online", "full"))
+full_iters <- as.integer(opt("--full-iters", "20"))
+pair_iters <- as.integer(opt("--iters", c("5", "20")))  # marginal between
 stopifnot(file.exists(slice_path))
 rscript <- file.path(R.home("bin"), "Rscript")
-child <- function(mode, path, threads, iters) {
+child <- function(mode, path, threads, iters, loss = "frobenius") {
   env <- c(paste0("OMP_NUM_THREADS=", threads),
            if (nzchar(lib)) paste0("NMFKIT_BENCH_LIB=", lib))
   out <- system2(rscript, c("bench/ooc.R", "--child", mode, path, threads,
-                            iters), stdout = TRUE, env = env)
+                            iters, loss), stdout = TRUE, env = env)
   line <- grep("^RESULT", out, value = TRUE)
   if (!length(line)) stop(paste(out, collapse = "\n"))
   eval(parse(text = sub("^RESULT ", "", line)))
@@ -83,33 +102,49 @@ cat("load:", uptime, "\n")
 rows <- list()
 
 # 1. streamed against in memory, marginal seconds per iteration
-for (threads in 1:2) {
+pairs <- NULL
+ratio_lines <- character()
+if ("pairs" %in% parts) {
+for (loss in losses) {
+for (threads in thread_counts) {
   for (r in seq_len(reps)) {
     one <- list()
-    for (mode in c("memory", "streamed")) {
-      a <- child(mode, slice_path, threads, 5)
-      b <- child(mode, slice_path, threads, 20)
+    modes <- c("memory", "streamed")
+    if (r %% 2 == 0) modes <- rev(modes)
+    for (mode in modes) {
+      a <- child(mode, slice_path, threads, pair_iters[1], loss)
+      b <- child(mode, slice_path, threads, pair_iters[2], loss)
       one[[mode]] <- b
-      one[[mode]]$per_iter <- (b$seconds - a$seconds) / 15
-      rows[[length(rows) + 1]] <- c(b[c("mode", "threads", "seconds",
+      one[[mode]]$per_iter <- (b$seconds - a$seconds) / diff(pair_iters)
+      rows[[length(rows) + 1]] <- c(b[c("mode", "loss", "threads", "seconds",
                                         "error", "rss_mb")],
-                                    per_iter = one[[mode]]$per_iter, rep = r)
+                                    per_iter = one[[mode]]$per_iter, rep = r,
+                                    load = sub(".*average: ", "", system(
+                                      "uptime", intern = TRUE)))
     }
-    cat(sprintf("threads %d rep %d: memory %.3f s/it, streamed %.3f s/it (ratio %.2f); errors %.6f %.6f\n",
-                threads, r, one$memory$per_iter, one$streamed$per_iter,
+    cat(sprintf("%s threads %d rep %d: memory %.3f s/it, streamed %.3f s/it (ratio %.2f); errors %.6f %.6f\n",
+                loss, threads, r, one$memory$per_iter, one$streamed$per_iter,
                 one$streamed$per_iter / one$memory$per_iter,
                 one$memory$error, one$streamed$error))
   }
 }
+}
 pairs <- do.call(rbind, lapply(rows, as.data.frame))
-ratio <- sapply(1:2, function(t) {
-  m <- pairs[pairs$threads == t & pairs$mode == "memory", "per_iter"]
-  s <- pairs[pairs$threads == t & pairs$mode == "streamed", "per_iter"]
-  stats::median(s / m)
-})
+for (loss in losses) {
+  for (t in thread_counts) {
+    m <- pairs[pairs$loss == loss & pairs$threads == t & pairs$mode == "memory", "per_iter"]
+    s <- pairs[pairs$loss == loss & pairs$threads == t & pairs$mode == "streamed", "per_iter"]
+    ratio_lines <- c(ratio_lines, sprintf(
+      "Median ratio streamed / in memory of marginal seconds per iteration, %s, %d thread(s): %.2f.",
+      loss, t, stats::median(s / m)))
+  }
+}
+}
 
 # 2. online against MiniBatchNMF; the batch fit's 20-iteration error
-target <- pairs$error[pairs$mode == "memory"][1]
+online <- sk <- NULL
+if ("online" %in% parts) {
+target <- pairs$error[pairs$mode == "memory" & pairs$loss == "frobenius"][1]
 online <- do.call(rbind, lapply(1:4, function(p) {
   as.data.frame(child("online", slice_path, 2, p)[c("iters", "seconds",
                                                     "error", "rss_mb")])
@@ -133,21 +168,17 @@ sk <- do.call(rbind, lapply(c(1, 2, 3, 4, 6), function(p) {
   if (!length(line)) stop(paste(out, collapse = "\n"))
   as.data.frame(jsonlite::fromJSON(sub("^RESULT ", "", line)))
 }))
+}
 
 # 3. the 10^6-column matrix
 full <- NULL
-if (!skip_full && file.exists(full_path)) {
-  can_drop <- file.access("/proc/sys/vm/drop_caches", 2) == 0
-  runs <- list()
-  if (can_drop) {
-    system("sync; echo 3 > /proc/sys/vm/drop_caches")
-    runs$cold <- child("streamed", full_path, 2, 20)
-  }
-  runs$warm <- child("streamed", full_path, 2, 20)
-  full <- do.call(rbind, lapply(names(runs), function(nm) {
-    r <- runs[[nm]]
-    data.frame(cache = nm, seconds = r$seconds, per_iter = r$seconds / 21,
-               error = r$error, rss_mb = r$rss_mb)
+if (!skip_full && "full" %in% parts && file.exists(full_path)) {
+  full <- do.call(rbind, lapply(losses, function(loss) {
+    r <- child("streamed", full_path, 2, full_iters, loss)
+    data.frame(loss = loss, iterations = full_iters, seconds = r$seconds,
+               per_pass = r$seconds / (full_iters + 1), error = r$error,
+               rss_mb = r$rss_mb,
+               load = sub(".*average: ", "", system("uptime", intern = TRUE)))
   }))
 }
 
@@ -166,15 +197,15 @@ fmt <- function(d) {
 report <- c(
   "# Out-of-core benchmark (bench/ooc.R)", "",
   paste("Load before the run:", uptime), "",
-  "## Streamed from HDF5 against in memory: the 100,000-column slice, rank 20",
-  "", fmt(pairs), "",
-  sprintf("Median ratio streamed / in memory of marginal seconds per iteration: %.2f (1 thread), %.2f (2 threads).",
-          ratio[1], ratio[2]), "",
-  "## Online: nmfkit (2 threads) and scikit-learn MiniBatchNMF", "",
-  sprintf("The batch fit's error after 20 iterations: %.6f.", target), "",
-  "nmfkit `method = \"online\"` (passes, seconds, error):", "", fmt(online), "",
-  "scikit-learn `MiniBatchNMF` (passes, seconds, error):", "", fmt(sk), "",
-  if (!is.null(full)) c("## The 30,000 x 1,000,000 matrix, streamed, 2 threads, 20 iterations", "",
+  if (!is.null(pairs)) c(
+    "## Streamed from HDF5 against in memory: the 100,000-column slice, rank 20",
+    "", fmt(pairs), "", ratio_lines, ""),
+  if (!is.null(online)) c(
+    "## Online: nmfkit (2 threads) and scikit-learn MiniBatchNMF", "",
+    sprintf("The batch fit's error after 20 iterations: %.6f.", target), "",
+    "nmfkit `method = \"online\"` (passes, seconds, error):", "", fmt(online), "",
+    "scikit-learn `MiniBatchNMF` (passes, seconds, error):", "", fmt(sk), ""),
+  if (!is.null(full)) c(sprintf("## The 30,000 x 1,000,000 matrix, streamed, 2 threads, %d iterations", full_iters), "",
                         fmt(full), ""))
 writeLines(report, "bench/ooc-results.md")
 cat(report, sep = "\n")

