@@ -34,16 +34,8 @@ uptime <- tryCatch(system("uptime", intern = TRUE), error = function(e) "?")
 null_runs <- as.integer(Sys.getenv("NULL_RUNS", "100"))
 power_runs <- as.integer(Sys.getenv("POWER_RUNS", "10"))
 
-m <- 150
-k <- 3
-blocks <- rep(seq_len(k), each = m / k)
-basis <- function() {
-  W <- matrix(0, m, k)
-  for (i in seq_len(k)) W[blocks == i, i] <- runif(sum(blocks == i), 0.5, 1.5)
-  W
-}
-# coefficients on [0, 2] with 40 % zeros (a unique factorisation)
-coef <- function(n) matrix(runif(k * n, 0, 2) * (runif(k * n) > 0.4), k, n)
+here <- if (file.exists("bench/differential-problems.R")) "bench" else "."
+source(file.path(here, "differential-problems.R"))
 planted_rows <- which(blocks == 1)[seq_len(sum(blocks == 1) / 10)]
 
 # Two sets of 60 columns; in set 2 a tenth of block 1's features weigh

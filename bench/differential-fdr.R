@@ -64,15 +64,8 @@ tag <- a[4]
 B <- if (length(a) > 4) as.integer(a[5]) else NULL
 future::plan(future::sequential)
 ctl <- nmf_control(threads = 1)
-m <- 150
-k <- 3
-blocks <- rep(seq_len(k), each = m / k)
-basis <- function() {
-  W <- matrix(0, m, k)
-  for (i in seq_len(k)) W[blocks == i, i] <- runif(sum(blocks == i), 0.5, 1.5)
-  W
-}
-coef <- function(n) matrix(runif(k * n, 0, 2) * (runif(k * n) > 0.4), k, n)
+here <- if (file.exists("bench/differential-problems.R")) "bench" else "."
+source(file.path(here, "differential-problems.R"))
 planted_rows <- which(blocks == 1)[seq_len(5)]
 out <- list()
 for (r in seq_len(runs)) {
