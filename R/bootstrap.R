@@ -294,19 +294,24 @@ bootstrap_intervals <- function(object, level) {
   object
 }
 
-# Quantiles (type 7) over the last dimension of an array, entry by entry,
-# as matrices shaped like its first two: one sort of all entries, not a
-# quantile() call per entry.
-replicate_quantiles <- function(a, probs) {
+# Quantiles (type 7, R's default, or type 6) over the last dimension of an
+# array, entry by entry, as matrices shaped like its first two: one sort of
+# all entries, not a quantile() call per entry. The positions are
+# stats::quantile()'s, its fuzz included.
+replicate_quantiles <- function(a, probs, type = 7L) {
   d <- dim(a)
   B <- d[3]
   flat <- matrix(a, d[1] * d[2], B)
   sorted <- matrix(flat[order(row(flat), flat)], nrow(flat), B, byrow = TRUE)
+  fuzz <- 4 * .Machine$double.eps
   lapply(probs, function(p) {
-    h <- (B - 1) * p + 1
-    lo <- floor(h)
-    hi <- min(lo + 1, B)
-    v <- sorted[, lo] + (h - lo) * (sorted[, hi] - sorted[, lo])
+    h <- if (type == 7L) 1 + (B - 1) * p else (B + 1) * p
+    j <- floor(h + fuzz)
+    g <- h - j
+    if (abs(g) < fuzz) g <- 0
+    lo <- min(max(j, 1), B)
+    hi <- min(max(j + 1, 1), B)
+    v <- sorted[, lo] + g * (sorted[, hi] - sorted[, lo])
     matrix(v, d[1], d[2], dimnames = dimnames(a)[1:2])
   })
 }

@@ -234,8 +234,8 @@ refit_bootstrap <- function(x, W, spec, B, level) {
 # level (B - 1) / (B + 1): 0.88 for a 90 % interval at B = 100, 0.81 at
 # B = 20 (bench/signatures-results.md).
 refit_intervals <- function(arr, level) {
-  q <- function(p) apply(arr, c(1, 2), stats::quantile, probs = p,
-                         type = 6, names = FALSE)
-  list(lower = q((1 - level) / 2), upper = q((1 + level) / 2),
+  q <- replicate_quantiles(arr, c((1 - level) / 2, (1 + level) / 2),
+                           type = 6L)
+  list(lower = q[[1]], upper = q[[2]],
        present = apply(arr > 0, c(1, 2), mean))
 }
