@@ -367,6 +367,7 @@ summary.nmfkit_bootstrap <- function(object, level = object$level, top = 5L,
 
 #' @export
 print.summary.nmfkit_bootstrap <- function(x, digits = 3L, ...) {
+  check_dots_empty()
   digits <- check_count(digits, min = 1, max = 22)
   cat(sprintf("%d %s bootstrap replicates; %s %% percentile intervals\n\n",
               x$B, x$type, format(100 * x$level)))
@@ -481,14 +482,12 @@ plot.nmfkit_bootstrap <- function(x, top = 10L, components = NULL,
     lo <- x$W_lower[idx, i]
     hi <- x$W_upper[idx, i]
     y <- seq_along(idx)
-    graphics::plot(range(0, lo, hi, est), range(0.5, length(idx) + 0.5),
-                   type = "n", yaxt = "n", ylab = "",
-                   xlab = sprintf("weight in W (top %d by %s)", length(idx),
-                                  score),
-                   main = sprintf("%s: cosine %.2f, recovered %.0f%%",
-                                  colnames(W)[i], stab$cosine[i],
-                                  100 * stab$recovered[i]),
-                   cex.main = 0.9, font.main = 1, ...)
+    draw(graphics::plot, range(0, lo, hi, est),
+         range(0.5, length(idx) + 0.5), type = "n", yaxt = "n", ylab = "",
+         xlab = sprintf("weight in W (top %d by %s)", length(idx), score),
+         main = sprintf("%s: cosine %.2f, recovered %.0f%%", colnames(W)[i],
+                        stab$cosine[i], 100 * stab$recovered[i]),
+         cex.main = 0.9, font.main = 1, user = list(...))
     graphics::segments(lo, y, hi, y, col = "steelblue", lwd = 2)
     graphics::points(est, y, pch = 19, cex = 0.8)
     graphics::axis(2, at = y, labels = feats[idx], las = 1, cex.axis = 0.7)

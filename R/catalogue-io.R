@@ -94,6 +94,17 @@ write_catalogue <- function(x, file, digits = 17L, ...) {
   check_dots_empty()
   x <- check_catalogue_matrix(x)
   digits <- check_count(digits, min = 1, max = 22)
+  if (missing(file)) {
+    abort_nmfkit("{.arg file} is missing: give a path or a connection.",
+                 "missing")
+  }
+  if (!inherits(file, "connection") &&
+      (!is.character(file) || length(file) != 1L || is.na(file) ||
+         !nzchar(file))) {
+    abort_nmfkit(c("{.arg file} must be a path or a connection.",
+                   "x" = "It is {describe_value(file)}."),
+                 "type", value = file)
+  }
   if (is.null(rownames(x))) {
     abort_nmfkit(c("{.arg x} must have the contexts as row names.",
                    "x" = "Its rows have no names."),
@@ -105,7 +116,18 @@ write_catalogue <- function(x, file, digits = 17L, ...) {
   lines <- c(paste(c("MutationType", colnames(x)), collapse = "\t"),
              paste(rownames(x), apply(body, 1, paste, collapse = "\t"),
                    sep = "\t"))
-  writeLines(lines, file)
+  # R's "cannot open file" warning and "cannot open the connection" error,
+  # as one classed error with the warning's reason
+  call <- rlang::current_env()
+  why <- NULL
+  tryCatch(withCallingHandlers(writeLines(lines, file), warning = function(w) {
+    why <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  }), error = function(e) {
+    why <- why %||% conditionMessage(e)
+    abort_nmfkit(c("{.arg file} cannot be written.", "x" = "{why}"),
+                 "file", value = file, call = call)
+  })
   invisible(file)
 }
 

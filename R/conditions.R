@@ -49,6 +49,19 @@ deprecate_nmfkit <- function(old, new, fn, call = rlang::caller_env()) {
   )
 }
 
+# An argument renamed `new`, given by its old name `old`: the deprecation
+# warning. Both names at once (`both`) is an error, since one of the two
+# values would be ignored.
+deprecate_renamed <- function(old, new, fn, both, call = rlang::caller_env()) {
+  if (both) {
+    abort_nmfkit(c("Give {.arg {new}} only: {.arg {old}} is its deprecated old name.",
+                   "x" = "Both {.arg {old}} and {.arg {new}} are given."),
+                 "renamed", call = call)
+  }
+  deprecate_nmfkit(paste0("{.arg ", old, "}"), paste0("{.arg ", new, "}"),
+                   fn, call = call)
+}
+
 # A fitting function whose arguments were put in the grammar's order
 # (ARCHITECTURE.md, "Conventions"): a call that matches arguments by
 # position past the first `fixed` ones, which did not move, and means

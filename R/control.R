@@ -11,14 +11,23 @@
 #' @section What `tol` and `max_iter` mean:
 #' Each fitting function has its own natural stopping rule:
 #'
-#' | function | an iteration | `tol` stops it when | `max_iter` |
-#' |---|---|---|---|
-#' | [nmf()], [nmf_joint()] | `W`, then `H` | violation <= `tol` x first | 200 |
-#' | [nmf_stratified()] | shifts, `H`, `W` | loss drop <= `tol` x loss | 100 |
-#' | [nmf_shift()] | shifts and `H`, then `W` | error change < `tol` | 30 |
-#' | [nmf_wasserstein()] | dictionary step, then weights step | each step: max dual gradient <= `tol` | 10 |
-#' | [ot_distance()] | one Sinkhorn or L-BFGS step | marginal error <= `tol` | 10000 |
-#' | [nmf_manifold()] | one MU (GNMF) or ALM sweep | see below | 1000 |
+#' | function | an iteration | `tol` stops it when | `tol` | `max_iter` |
+#' |---|---|---|---|---|
+#' | [nmf()], [nmf_joint()] | `W`, then `H` | violation <= `tol` x first | `1e-4` | 200 |
+#' | [nmf_stratified()] | shifts, `H`, `W` | loss drop <= `tol` x loss | not used unless given | 100 |
+#' | [nmf_shift()] | shifts and `H`, then `W` | error change < `tol` | `1e-4` | 30 |
+#' | [nmf_wasserstein()] | dictionary step, then weights step | each step: max dual gradient <= `tol` | `1e-4` | 10 |
+#' | [ot_distance()] | one Sinkhorn or L-BFGS step | marginal error <= `tol` | `1e-8` | 10000 |
+#' | [nmf_manifold()] | one MU (GNMF) or ALM sweep | see below | `1e-5` (GNMF), `1e-8` (ALM) | 1000 |
+#'
+#' The `tol` and `max_iter` columns are the defaults of each function's
+#' `control` argument (for example `nmf_shift(control =
+#' nmf_control(max_iter = 30))`). A `control` you make with
+#' `nmf_control()` carries `nmf_control()`'s own defaults for what it does
+#' not set (`tol = 1e-4`, `max_iter = 200`); a plain list (`control =
+#' list(tol = 1e-6)`) is completed from the function's defaults.
+#' [nmf_manifold()] picks its method's `tol` whenever `tol` is not set, and
+#' [nmf_stratified()] stops on `tol` only when it is set.
 #'
 #' In detail:
 #' * [nmf()], [nmf_joint()] and [nmf_distance()] on a list: an iteration
@@ -57,7 +66,9 @@
 #'   one sweep of the augmented Lagrangian updates; the fit stops after
 #'   `min_iter` iterations once the scaled constraint residuals
 #'   (`||X - F G' - E|| / ||X||`, `||G - H|| / sqrt(n)`) are at most `tol`
-#'   (default `1e-8`). Their other knobs (`mu0`, `rho`, `sign_compat`, ...)
+#'   (default `1e-8`), or once the fit has stalled (residual at most `1e-3`
+#'   and the objective changed by at most `1e-4`, relative, in one
+#'   iteration). Their other knobs (`mu0`, `rho`, `sign_compat`, ...)
 #'   are listed in [nmf_manifold()].
 #'
 #' @section Settings read by one function only:
@@ -73,6 +84,10 @@
 #' * `forget` ([nmf()] with `method = "online"`): the weight each pass over
 #'   the data keeps of the earlier batches' statistics, in `(0, 1]`
 #'   (default `0.01`; scikit-learn's `MiniBatchNMF` keeps `0.7`).
+#' * `tol_reference` ([nmf()]): the violation `tol` is relative to, a
+#'   positive number (default: the fit's own first iteration's). A fit
+#'   warm-started from another passes that fit's `first_violation`, as
+#'   [nmf_bootstrap()]'s replicates do.
 #' * `extrapolate` ([nmf()]): `TRUE` (default) or `FALSE`. Extrapolation
 #'   between iterations (Ang and Gillis 2019): each iteration starts from
 #'   the last iterate pushed along its last move, `beta` growing while the
@@ -146,6 +161,7 @@ nmf_control <- function(tol = 1e-4, max_iter = 200L,
 
 #' @export
 print.nmfkit_control <- function(x, ...) {
+  check_dots_empty()
   cat("<nmfkit_control>\n")
   shown <- unclass(x)
   shown$tol_set <- NULL

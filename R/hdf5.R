@@ -213,6 +213,7 @@ read_tenx <- function(filepath, group = "matrix", ...) {
 
 #' @export
 print.nmfkit_tenx_writer <- function(x, ...) {
+  check_dots_empty()
   i <- x$info()
   cat("<nmfkit TENx writer", if (i$closed) " (closed)", ">\n", sep = "")
   cat("  file:  ", i$filepath, " (group ", i$group, ")\n", sep = "")

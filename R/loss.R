@@ -63,6 +63,7 @@ new_loss <- function(name, beta, label, core, entries, degree, coef,
 
 #' @export
 print.nmfkit_loss <- function(x, ...) {
+  check_dots_empty()
   cat(sprintf("<nmfkit loss: %s>\n", x$label))
   invisible(x)
 }

@@ -154,6 +154,8 @@ summary.nmfkit <- function(object, ...) {
 #' @export
 print.summary.nmfkit <- function(x, digits = max(3L, getOption("digits") - 3L),
                                  ...) {
+  # the variants' methods pass their `...` here (NextMethod())
+  check_dots_empty()
   digits <- check_count(digits, min = 1, max = 22)
   cat(sprintf("%s, rank %d on %d features x %d samples\n", x$variant, x$rank,
               x$dim[1], x$dim[2]))

@@ -21,7 +21,7 @@
 #'   rank, or an error, otherwise).
 #' @param matrix For `tidy()`: `"W"` (programs) or `"H"` (coefficients).
 #' @param ... Unused; an argument given here is an error (a misspelling);
-#'   `plot()` passes them to the graphics functions.
+#'   `plot()` takes graphical parameters, which replace the plot's own.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()`,
 #'   `tidy()` and `glance()` data frames; `basis()` and `coef()` matrices;
 #'   `autoplot()` a ggplot.
@@ -64,16 +64,18 @@ plot.nmfkit_consensus <- function(x, type = c("selection", "density",
                                               "basis"), rank = NULL, ...) {
   check_graphics_dots()
   type <- check_choice(type)
+  # checked whatever the type (the selection plot does not read it)
+  consensus_fits(x, rank, one = type == "basis")
   switch(type,
     selection = {
       r <- x$results
       old <- graphics::par(mar = c(5, 4, 4, 5) + 0.1)
       on.exit(graphics::par(old))
       stab <- if (all(is.na(r$stability))) c(0, 1) else r$stability
-      graphics::plot(r$rank, r$stability, type = "b", pch = 19,
-                     col = "#1f77b4", ylim = range(stab, na.rm = TRUE),
-                     xlab = "rank", ylab = "stability (mean silhouette)",
-                     main = "Consensus rank selection", xaxt = "n", ...)
+      draw(graphics::plot, r$rank, r$stability, type = "b", pch = 19,
+           col = "#1f77b4", ylim = range(stab, na.rm = TRUE), xlab = "rank",
+           ylab = "stability (mean silhouette)",
+           main = "Consensus rank selection", xaxt = "n", user = list(...))
       graphics::axis(1, at = r$rank)
       graphics::par(new = TRUE)
       graphics::plot(r$rank, r$error, type = "b", pch = 17, col = "#d62728",
@@ -83,8 +85,8 @@ plot.nmfkit_consensus <- function(x, type = c("selection", "density",
     },
     density = {
       d <- unlist(lapply(consensus_fits(x, rank), `[[`, "density"))
-      graphics::hist(d, breaks = 30, xlab = "local density",
-                     main = "Local density of run components", ...)
+      draw(graphics::hist, d, breaks = 30, xlab = "local density",
+           main = "Local density of run components", user = list(...))
       graphics::abline(v = x$density_threshold, col = "#d62728", lty = 2)
     },
     basis = graphics::plot(consensus_fits(x, rank, one = TRUE)[[1]],

@@ -23,7 +23,7 @@
 #' @param data For `augment()`: `NULL`, or a data frame with one row per
 #'   feature of the fit, in their order, to which the columns are added.
 #' @param ... Unused; an argument given here is an error (a misspelling);
-#'   `plot()` passes them to [graphics::plot()].
+#'   `plot()` takes graphical parameters, which replace the plot's own.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` a list
 #'   of class `summary.nmfkit_differential` (`type`, `B`, `alpha`, `tests`,
 #'   `discoveries`, `by` (a data frame of counts per component or
@@ -194,6 +194,7 @@ augment.nmfkit_differential <- function(x, data = NULL, alpha = 0.05, ...) {
 #' @rdname print.nmfkit_differential
 #' @export
 plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
+  check_graphics_dots()
   alpha <- check_level(alpha)
   top <- check_count(top, min = 0)
   tab <- x$table
@@ -209,11 +210,12 @@ plot.nmfkit_differential <- function(x, alpha = 0.05, top = 10L, ...) {
   } else {
     "centred shift"
   }
-  graphics::plot(tab$estimate, y, col = col, pch = ifelse(hit, 19, 1),
-                 cex = 0.8, xlab = what, ylab = "-log10(p-value)",
-                 main = sprintf("Differential features (%s, BH %s)", x$type,
-                                format(alpha)),
-                 ylim = c(0, max(y, 1) * 1.2), ...)
+  draw(graphics::plot, tab$estimate, y, col = col,
+       pch = ifelse(hit, 19, 1), cex = 0.8, xlab = what,
+       ylab = "-log10(p-value)",
+       main = sprintf("Differential features (%s, BH %s)", x$type,
+                      format(alpha)),
+       ylim = c(0, max(y, 1) * 1.2), user = list(...))
   graphics::abline(v = 0, col = "grey80")
   if (any(hit)) {
     # the least significant discovery's p-value: where BH draws the line

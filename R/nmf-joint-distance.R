@@ -127,14 +127,15 @@ nmf_distance.list <- function(x, rank, method = c("jnmf", "chamfer"),
   variant <- check_choice(variant)
   check_flag(normalize)
   control <- check_control(control, fn = "nmf_distance")
-  if (method == "jnmf") {
+  # rank and init are checked whatever the method (Chamfer reads neither)
+  if (!is.null(rank)) {
     n <- vapply(x, ncol, integer(1))
     pooled <- if (is.null(resample)) min(outer(n, n, "+")[upper.tri(diag(n))])
               else 2L * resample
     rank <- check_rank(rank, min(nrow(x[[1]]), pooled),
                        why = "the rows, or the columns of the smallest pair")
-    check_init_name(init)
   }
+  check_init_name(init)
 
   idx <- which(upper.tri(diag(length(x))), arr.ind = TRUE)
   idx <- idx[order(idx[, 1], idx[, 2]), , drop = FALSE]
@@ -249,7 +250,9 @@ check_data_list <- function(x, arg = rlang::caller_arg(x),
 #' @param main Title.
 #' @param values Print the distances in the cells (default when there are
 #'   at most 12 sets).
-#' @param ... Passed to [graphics::image()].
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly, with attribute `order` (the plotted order).
 #' @examples
 #' x <- swimmer()
@@ -268,6 +271,9 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
   check_flag(values)
   m <- as.matrix(x)
   n <- nrow(m)
+  # a whole number whatever the order; at most n - 1 where k-means reads
+  # it (the default 6 is more than a few sets have)
+  centers <- check_count(centers, min = 1)
   ord <- switch(order,
     none = seq_len(n),
     hclust = stats::hclust(x, method = hclust_method)$order,
@@ -284,9 +290,9 @@ plot.nmfkit_dist <- function(x, order = c("hclust", "kmeans", "none"),
   lw <- min(14, 1.5 + 0.35 * max(nchar(rownames(m)), 1L))
   old <- graphics::par(mar = c(lw, lw, 2.5, 1))
   on.exit(graphics::par(old))
-  graphics::image(seq_len(n), seq_len(n), m[, n:1, drop = FALSE],
-                  col = grDevices::hcl.colors(64, "viridis"), axes = FALSE,
-                  xlab = "", ylab = "", main = main, ...)
+  draw(graphics::image, seq_len(n), seq_len(n), m[, n:1, drop = FALSE],
+       col = grDevices::hcl.colors(64, "viridis"), axes = FALSE, xlab = "",
+       ylab = "", main = main, user = list(...))
   graphics::axis(1, at = seq_len(n), labels = rownames(m), las = 2,
                  cex.axis = 0.7)
   graphics::axis(2, at = seq_len(n), labels = rev(rownames(m)), las = 1,

@@ -91,7 +91,9 @@ print.summary.nmfkit_joint <- function(x, digits = max(3L, getOption("digits") -
 #' @param type What to draw.
 #' @param image_dim Image size `c(rows, columns)` for `type = "basis"`.
 #' @param components Which components to draw; all by default.
-#' @param ... Passed to the graphics functions.
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' x <- swimmer()
@@ -105,23 +107,25 @@ plot.nmfkit_joint <- function(x, type = c("p", "basis", "coef", "loss"),
   check_graphics_dots()
   type <- check_choice(type)
   comp <- select_components(x, components)
+  # checked whatever the type (only the basis images read it)
+  if (!is.null(image_dim)) image_dim <- check_image_dim(image_dim, nrow(x$W))
   if (type == "p") {
     p <- x$p[comp]
     p <- p[order(p)]
     lv <- levels(x$set)
     cols <- ifelse(p >= 0, "#D55E00", "#0072B2")
-    graphics::barplot(p, col = cols, border = NA, las = 2,
-                      ylim = range(c(p, 0, -0.05, 0.05)),
-                      main = sprintf("p-bar, distance %.3f", x$distance),
-                      ylab = sprintf("+ used more by %s / - by %s", lv[1],
-                                     lv[2]), ...)
+    draw(graphics::barplot, p, col = cols, border = NA, las = 2,
+         ylim = range(c(p, 0, -0.05, 0.05)),
+         main = sprintf("p-bar, distance %.3f", x$distance),
+         ylab = sprintf("+ used more by %s / - by %s", lv[1], lv[2]),
+         user = list(...))
     graphics::abline(h = 0, col = "grey40")
     return(invisible(x))
   }
   if (type == "basis" && !is.null(image_dim)) {
-    image_dim <- check_image_dim(image_dim, nrow(x$W))
     titles <- sprintf("%s: %.3f", colnames(x$W)[comp], x$p[comp])
-    plot_images(x$W[, comp, drop = FALSE], image_dim, titles = titles, ...)
+    plot_images(x$W[, comp, drop = FALSE], image_dim, titles = titles,
+                user = list(...))
     return(invisible(x))
   }
   plot.nmfkit(x, type = type, image_dim = image_dim,
@@ -154,13 +158,15 @@ predict.nmfkit_joint <- function(object, newdata, type = c("coef", "class"),
                                  normalize = object$normalize, tol = 1e-12,
                                  max_passes = 2000L, ..., assay = "counts") {
   check_dots_empty()
+  # checked whether or not `newdata` is given (without it nothing reads them)
+  tol <- check_number(tol, min = 0)
+  max_passes <- check_count(max_passes, min = 1)
   check_flag(normalize)
   predict_with(object, newdata, type, read = function(newdata) {
     newdata <- check_newdata(newdata, nrow(object$W))
     if (normalize) normalize_columns(newdata) else newdata
   }, solve = function(newdata) {
-    nnls_coef(newdata, object$W, check_number(tol, min = 0),
-              check_count(max_passes, min = 1), object$control$threads)
+    nnls_coef(newdata, object$W, tol, max_passes, object$control$threads)
   }, assay = assay)
 }
 

@@ -130,6 +130,9 @@ predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
                                     tol = 1e-12, max_passes = 2000L, ...,
                                     assay = "counts") {
   check_dots_empty()
+  # checked whether or not `newdata` is given (without it nothing reads them)
+  tol <- check_number(tol, min = 0)
+  max_passes <- check_count(max_passes, min = 1)
   predict_with(object, newdata, type, read = function(newdata) {
     call <- rlang::caller_env(2)
     newdata <- as_numeric_matrix(newdata, "newdata", call)
@@ -147,8 +150,7 @@ predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
     }
     as.matrix(newdata)
   }, solve = function(newdata) {
-    nnls_coef(newdata, object$W, check_number(tol, min = 0),
-              check_count(max_passes, min = 1), object$control$threads)
+    nnls_coef(newdata, object$W, tol, max_passes, object$control$threads)
   }, assay = assay)
 }
 
@@ -162,7 +164,9 @@ predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
 #' @param x A fit from [nmf_manifold()].
 #' @param type `"graph"`, `"basis"`, `"coef"` or `"loss"`.
 #' @param coords For `"graph"`: `"auto"`, `"first2"` or `"mds"`.
-#' @param ... Passed to [plot.nmfkit()] or [graphics::plot()].
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -171,9 +175,10 @@ predict.nmfkit_manifold <- function(object, newdata, type = c("coef", "class"),
 #' @export
 plot.nmfkit_manifold <- function(x, type = c("graph", "basis", "coef", "loss"),
                                  coords = c("auto", "first2", "mds"), ...) {
+  check_graphics_dots()
   type <- check_choice(type, c("graph", "basis", "coef", "loss"))
-  if (type != "graph") return(NextMethod(type = type))
   coords <- check_choice(coords, c("auto", "first2", "mds"))
+  if (type != "graph") return(plot.nmfkit(x, type = type, ...))
   data <- as.matrix(model_data(x))
   if (coords == "auto") coords <- if (nrow(data) <= 2L) "first2" else "mds"
   xy <- if (coords == "first2" || nrow(data) < 2L) {
@@ -185,8 +190,9 @@ plot.nmfkit_manifold <- function(x, type = c("graph", "basis", "coef", "loss"),
   g <- Matrix::summary(methods::as(x$graph, "TsparseMatrix"))
   g <- g[g$i < g$j, , drop = FALSE]
   cols <- grDevices::hcl.colors(max(3L, x$rank), "Dark 3")[x$labels]
-  graphics::plot(xy, type = "n", asp = 1, xlab = "", ylab = "",
-                 main = sprintf("%s clusters and graph", method_label(x)), ...)
+  draw(graphics::plot, xy, type = "n", asp = 1, xlab = "", ylab = "",
+       main = sprintf("%s clusters and graph", method_label(x)),
+       user = list(...))
   graphics::segments(xy[g$i, 1], xy[g$i, 2], xy[g$j, 1], xy[g$j, 2],
                      col = grDevices::gray(0.8))
   graphics::points(xy, col = cols, pch = 19, cex = 0.6)

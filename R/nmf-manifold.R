@@ -206,9 +206,10 @@ nmf_manifold <- function(x, rank, method = c("rmnmf", "gnmf", "smrmf", "fsmrmf")
   lambda <- check_number(lambda %||% if (method == "gnmf") 100 else 1, min = 0,
                          arg = "lambda")
   k_default <- if (method %in% c("gnmf", "rmnmf")) 5L else round(sqrt(n))
+  # checked also beside a user's graph, which it does not build
+  k <- check_count(k %||% k_default, min = 1, max = n - 1, arg = "k",
+                   what = "k")
   if (is.null(graph)) {
-    k <- check_count(k %||% k_default, min = 1, max = n - 1, arg = "k",
-                     what = "k")
     if (method %in% c("gnmf", "rmnmf")) {
       graph <- knn_graph(x, k, weight, control$threads)
     }

@@ -32,16 +32,24 @@ predict.nmfkit_nmf <- function(object, newdata, type = c("coef", "class"),
                                level = 0.9, bootstrap = NULL,
                                assay = "counts") {
   check_dots_empty()
+  # checked whether or not `newdata` is given (without it nothing reads them)
+  tol <- check_number(tol, min = 0)
+  max_passes <- check_count(max_passes, min = 1)
   interval <- check_choice(interval)
+  level <- check_level(level)
   if (interval == "bootstrap") {
     return(predict_interval(object, newdata, type, tol, max_passes, level,
                             bootstrap, assay))
   }
+  if (!is.null(bootstrap)) {
+    abort_nmfkit(c("{.arg bootstrap} gives intervals: it goes with {.code interval = \"bootstrap\"}.",
+                   "x" = "{.arg interval} is {.val none}, so nothing would read it."),
+                 "bootstrap")
+  }
   loss <- fit_loss(object)
   predict_with(object, newdata, type, function(newdata) {
     check_positive_for_loss(newdata, loss, NULL, call = rlang::caller_env(4))
-    loss$coef(newdata, object$W, check_number(tol, min = 0),
-              check_count(max_passes, min = 1), object$control$threads)
+    loss$coef(newdata, object$W, tol, max_passes, object$control$threads)
   }, assay = assay)
 }
 

@@ -4,8 +4,11 @@
 #' table and the chosen ranks; `summary()` returns that table, a data frame
 #' of class `summary.nmfkit_rank` that prints itself (mean and
 #' standard error of the held-out error over folds for `"cv"`; cophenetic
-#' correlation and dispersion for `"consensus"`); `as.data.frame()` returns
-#' the raw results (one row per rank and fold for `"cv"`); `plot()` draws
+#' correlation and dispersion for `"consensus"`); `as.data.frame()` and
+#' `tidy()` return the raw results (one row per rank and fold for `"cv"`);
+#' `glance()` one row: the method, the number of ranks and folds, and the
+#' ranks chosen (lowest mean and one-standard-error for `"cv"`, the highest
+#' cophenetic correlation for `"consensus"`); `plot()` draws
 #' the held-out error with one-standard-error bars against rank (`"cv"`),
 #' the cophenetic correlation and dispersion against rank (`"consensus"`),
 #' or, with `rank =`, the consensus matrix of that rank as a heatmap, its
@@ -14,10 +17,14 @@
 #' @param x,object A `nmfkit_rank` object.
 #' @param rank For `plot()` of a consensus selection: the rank whose
 #'   consensus matrix to draw; `NULL` draws the curves.
-#' @param row.names,optional Ignored (for the generic).
-#' @param ... Unused; `plot()` passes them to [graphics::plot()].
+#' @param row.names `NULL`, or one distinct name per row of the results.
+#' @param optional `TRUE` or `FALSE` (for the generic; the columns keep
+#'   their names either way).
+#' @param ... Unused (an argument given here is an error), but for
+#'   `plot()`: graphical parameters, which replace the plot's own.
 #' @return `print()` and `plot()` return `x` invisibly; `summary()` a data
-#'   frame of class `summary.nmfkit_rank`; `as.data.frame()` a data frame.
+#'   frame of class `summary.nmfkit_rank`; `as.data.frame()`, `tidy()` and
+#'   `glance()` data frames.
 #' @examples
 #' x <- swimmer()
 #' set.seed(1)
@@ -62,11 +69,35 @@ summary.nmfkit_rank <- function(object, ...) {
 }
 
 #' @rdname print.nmfkit_rank
+#' @method tidy nmfkit_rank
+#' @export
+tidy.nmfkit_rank <- function(x, ...) {
+  check_dots_empty()
+  x$results
+}
+
+#' @rdname print.nmfkit_rank
+#' @method glance nmfkit_rank
+#' @export
+glance.nmfkit_rank <- function(x, ...) {
+  check_dots_empty()
+  r <- x$results
+  cv <- x$method == "cv"
+  data.frame(method = x$method, ranks = length(x$ranks),
+             folds = if (cv) length(unique(r$fold)) else NA_integer_,
+             min_rank = if (cv) x$best[["min"]] else NA_integer_,
+             one_se_rank = if (cv) x$best[["one_se"]] else NA_integer_,
+             cophenetic_rank = if (cv) NA_integer_ else
+               r$rank[which.max(r$cophenetic)],
+             stringsAsFactors = FALSE)
+}
+
+#' @rdname print.nmfkit_rank
 #' @export
 as.data.frame.nmfkit_rank <- function(x, row.names = NULL, optional = FALSE,
                                       ...) {
   check_dots_empty()
-  x$results
+  results_frame(x$results, row.names, optional)
 }
 
 #' @rdname print.nmfkit_rank
@@ -87,7 +118,8 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
     ord <- stats::hclust(stats::as.dist(1 - cm), method = "average")$order
     plot_heatmap(cm[ord, ord], main = sprintf("Consensus matrix, rank %s",
                                               rank),
-                 xlab = "sample", ylab = "sample", zlim = c(0, 1))
+                 xlab = "sample", ylab = "sample",
+                 user = utils::modifyList(list(zlim = c(0, 1)), list(...)))
     return(invisible(x))
   }
   s <- summary(x)
@@ -98,10 +130,10 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
     lo <- s$mean - s$se
     if (log_y) lo <- pmax(lo, min(s$mean) / 10)
     hi <- s$mean + s$se
-    graphics::plot(s$rank, s$mean, type = "b", pch = 19, ylim = range(lo, hi),
-                   log = if (log_y) "y" else "", xlab = "rank",
-                   ylab = rank_error_label(x),
-                   main = "Cross-validation", ...)
+    draw(graphics::plot, s$rank, s$mean, type = "b", pch = 19,
+         ylim = range(lo, hi), log = if (log_y) "y" else "", xlab = "rank",
+         ylab = rank_error_label(x), main = "Cross-validation",
+         user = list(...))
     ok <- hi / lo > 1.001
     if (any(ok)) {
       graphics::arrows(s$rank[ok], lo[ok], s$rank[ok], hi[ok], angle = 90,
@@ -111,10 +143,12 @@ plot.nmfkit_rank <- function(x, rank = NULL, ...) {
   } else {
     old <- graphics::par(mfrow = c(1, 2))
     on.exit(graphics::par(old))
-    graphics::plot(s$rank, s$cophenetic, type = "b", pch = 19, xlab = "rank",
-                   ylab = "cophenetic correlation", main = "Cophenetic", ...)
-    graphics::plot(s$rank, s$dispersion, type = "b", pch = 19, xlab = "rank",
-                   ylab = "dispersion", main = "Dispersion", ...)
+    draw(graphics::plot, s$rank, s$cophenetic, type = "b", pch = 19,
+         xlab = "rank", ylab = "cophenetic correlation", main = "Cophenetic",
+         user = list(...))
+    draw(graphics::plot, s$rank, s$dispersion, type = "b", pch = 19,
+         xlab = "rank", ylab = "dispersion", main = "Dispersion",
+         user = list(...))
   }
   invisible(x)
 }

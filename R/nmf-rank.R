@@ -108,12 +108,14 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
   call <- match.call()
   original <- if (!missing(x)) x  # input_matrix() reports a missing x
   if (!missing(ranks)) {
-    deprecate_nmfkit("{.arg ranks}", "{.arg rank}", "nmf_rank")
-    if (missing(rank)) rank <- ranks
+    deprecate_renamed("ranks", "rank", "nmf_rank", both = !missing(rank))
+    rank <- ranks
   }
+  variant_arg <- "variant"
   if (!missing(fit)) {
-    deprecate_nmfkit("{.arg fit}", "{.arg variant}", "nmf_rank")
+    deprecate_renamed("fit", "variant", "nmf_rank", both = !missing(variant))
     variant <- fit
+    variant_arg <- "fit"
   }
   x <- input_matrix(x, assay)
   abort_streamed_holdout(x, "nmf_rank", call = call)
@@ -125,7 +127,11 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
   ranks <- check_ranks(rank, min(dim(x)), arg = "rank",
                        why = rank_bound(x, original, assay))
   method <- check_choice(method)
-  fit <- variant_fitter(variant)
+  # checked whatever the method (each reads some of them)
+  fraction <- check_fraction(fraction)
+  nfolds <- check_count(nfolds, min = 2)
+  nrun <- check_count(nrun, min = 2)
+  fit <- variant_fitter(variant, arg = variant_arg)
   needs <- c("rank", "keep_data", if (method == "cv") "mask")
   # a wrapper taking ... passes them on (e.g. to fix the fit's own method);
   # the package's fitters take ... only to refuse what they do not know
@@ -141,13 +147,10 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
   has_na <- anyNA(if (inherits(x, "dgCMatrix")) x@x else x)
   na_args <- if (has_na) list(na = "omit") else list()
   out <- if (method == "cv") {
-    fraction <- check_fraction(fraction)
-    nfolds <- check_count(nfolds, min = 2)
     check_fold_count(nfolds, fraction)
     rank_cv(x, ranks, fit, fraction, nfolds, c(na_args, list(...)),
             call = rlang::current_env())
   } else {
-    nrun <- check_count(nrun, min = 2)
     rank_consensus(x, ranks, fit, nrun, c(na_args, list(...)),
                    call = rlang::current_env())
   }
@@ -164,15 +167,16 @@ nmf_rank <- function(x, rank, method = c("cv", "consensus"),
 # Sorted unique whole ranks from 1 to max_rank.
 # The fitting function of `variant`: a declared variant's name, or a
 # function (a user's wrapper of one).
-variant_fitter <- function(variant, call = rlang::caller_env()) {
+variant_fitter <- function(variant, arg = "variant",
+                           call = rlang::caller_env()) {
   if (is.function(variant)) return(variant)
   known <- sort(names(registry$variants))
   if (!is.character(variant) || length(variant) != 1L || is.na(variant)) {
-    abort_nmfkit(c("{.arg variant} must be the name of an nmfkit variant ({.or {.val {known}}}) or a fitting function.",
+    abort_nmfkit(c("{.arg {arg}} must be the name of an nmfkit variant ({.or {.val {known}}}) or a fitting function.",
                    "x" = "It is {describe_value(variant)}."),
                  "variant", call = call, value = variant)
   }
-  check_choice(variant, known, arg = "variant", call = call)
+  check_choice(variant, known, arg = arg, call = call)
   get(variant_of(variant)$fn, envir = asNamespace("nmfkit"), mode = "function")
 }
 

@@ -107,6 +107,9 @@ fitted.nmfkit_shift <- function(object, ...) {
 predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
                                  inner = object$inner, ..., assay = "counts") {
   check_dots_empty()
+  # checked whether or not `newdata` is given (without it nothing reads them)
+  inner <- check_count(inner, min = 1)
+  check_assay_arg(assay, rlang::current_env())
   if (missing(newdata) && identical(type[1], "coef")) {
     return(structure(object$H, shifts = object$shifts, g = object$g,
                      relative_error = utils::tail(object$loss, 1)))
@@ -115,7 +118,6 @@ predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
     newdata <- check_newdata(newdata, nrow(object$W))
     if (inherits(newdata, "dgCMatrix")) as.matrix(newdata) else newdata
   }, solve = function(newdata) {
-    inner <- check_count(inner, min = 1)
     # scale-equivariant (unit atoms): project newdata / 2^e, scale H back
     e <- data_exponent(newdata)
     p <- r_shift_project(scale_data(newdata, e), object$W, object$image_dim,
@@ -146,7 +148,9 @@ predict.nmfkit_shift <- function(object, newdata, type = c("coef", "class"),
 #'   by default. `"placements"` always draws in the fit's geometry, where its
 #'   shifts live.
 #' @param data The images, when the fit does not keep them.
-#' @param ... Passed to [graphics::image()].
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -160,7 +164,11 @@ plot.nmfkit_shift <- function(x, type = c("basis", "placements", "coef",
   check_graphics_dots()
   type <- check_choice(type)
   image_dim <- check_image_dim(image_dim, nrow(x$W))
+  # `images` and `data` are checked whatever the type (only the
+  # placements read them)
   if (type != "placements") {
+    if (!is.null(data)) model_data(x, data, arg = "data")
+    if (!is.null(images)) check_plot_images(images, ncol(x$H))
     return(plot.nmfkit(x, type = type, image_dim = image_dim,
                        components = components, ...))
   }
@@ -172,7 +180,7 @@ plot.nmfkit_shift <- function(x, type = c("basis", "placements", "coef",
   inst <- inst[inst$image %in% images & inst$atom %in% comp, , drop = FALSE]
   cols <- grDevices::hcl.colors(max(3L, x$rank), "Set 2")
   plot_images(as.matrix(data)[, images, drop = FALSE], x$image_dim,
-              titles = paste("image", images), ...,
+              titles = paste("image", images), user = list(...),
               after = function(k) {
                 here <- inst[inst$image == images[k], , drop = FALSE]
                 for (i in seq_len(nrow(here))) {

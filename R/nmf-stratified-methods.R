@@ -169,6 +169,9 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
                                       tol = 1e-12, max_passes = 2000L, ...,
                                       assay = "counts") {
   check_dots_empty()
+  # checked whether or not `newdata` is given (without it nothing reads them)
+  tol <- check_number(tol, min = 0)
+  max_passes <- check_count(max_passes, min = 1)
   group <- NULL
   predict_with(object, newdata, type, read = function(newdata) {
     input <- stratified_input(newdata, strata,
@@ -183,8 +186,6 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
     group <<- input$group
     input$x
   }, solve = function(newdata) {
-    tol <- check_number(tol, min = 0)
-    max_passes <- check_count(max_passes, min = 1)
     # scale-equivariant: solve on powers-of-two-scaled data when products
     # would overflow or underflow (as predict.nmfkit())
     ex <- max(data_exponent(newdata), data_exponent(object$V))
@@ -208,7 +209,9 @@ predict.nmfkit_stratified <- function(object, newdata, strata = NULL,
 #' @param image_dim Image size `c(rows, columns)` for `"strata"` and
 #'   `"basis"`.
 #' @param components Components to draw for `"basis"` and `"coef"`.
-#' @param ... Passed to the graphics function.
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -223,22 +226,24 @@ plot.nmfkit_stratified <- function(x, type = c("strata", "basis", "coef",
                                    ...) {
   check_graphics_dots()
   type <- check_choice(type)
+  # checked whatever the type (the strata and loss plots do not read it)
+  select_components(x, components)
   V <- x$V
   if (type == "strata") {
     if (!is.null(image_dim)) {
       image_dim <- check_image_dim(image_dim, nrow(V))
-      plot_images(V, image_dim, titles = colnames(V), ...)
+      plot_images(V, image_dim, titles = colnames(V), user = list(...))
     } else if (nrow(V) <= 60L) {
-      graphics::barplot(t(V), beside = TRUE, legend.text = colnames(V),
-                        names.arg = rownames(V), main = "Stratum shifts V",
-                        ylab = "shift", las = 2,
-                        col = grDevices::hcl.colors(ncol(V), "Dark 3"), ...)
+      draw(graphics::barplot, t(V), beside = TRUE, legend.text = colnames(V),
+           names.arg = rownames(V), main = "Stratum shifts V",
+           ylab = "shift", las = 2,
+           col = grDevices::hcl.colors(ncol(V), "Dark 3"), user = list(...))
     } else {
       plot_heatmap(V, main = "Stratum shifts V", xlab = "feature",
-                   ylab = "stratum", ...)
+                   ylab = "stratum", user = list(...))
     }
   } else if (type == "loss") {
-    plot_loss(x$normalized_loss, "normalised loss", ...)
+    plot_loss(x$normalized_loss, "normalised loss", user = list(...))
   } else {
     plot.nmfkit(x, type = type, image_dim = image_dim,
                 components = components, ...)

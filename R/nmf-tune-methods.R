@@ -12,8 +12,11 @@
 #' @param x,object An `nmfkit_tune` object.
 #' @param settings For `plot()`: the settings (lines) to draw, by index or
 #'   label (as `print()` names them); `NULL` for all.
-#' @param row.names,optional Ignored (for the generic).
-#' @param ... Unused; `plot()` passes them to [graphics::plot()].
+#' @param row.names `NULL`, or one distinct name per row of the results.
+#' @param optional `TRUE` or `FALSE` (for the generic; the columns keep
+#'   their names either way).
+#' @param ... Unused (an argument given here is an error), but for
+#'   `plot()`: graphical parameters, which replace the plot's own.
 #' @return `print()` and `plot()` return `x` invisibly; the others data
 #'   frames. `glance()`: `settings` (grid rows), `nfolds`, `holdout`,
 #'   `score`, and the rank, settings label and mean error of the `min` and
@@ -88,7 +91,7 @@ glance.nmfkit_tune <- function(x, ...) {
 as.data.frame.nmfkit_tune <- function(x, row.names = NULL, optional = FALSE,
                                       ...) {
   check_dots_empty()
-  x$results
+  results_frame(x$results, row.names, optional)
 }
 
 #' @rdname print.nmfkit_tune
@@ -107,10 +110,10 @@ plot.nmfkit_tune <- function(x, settings = NULL, ...) {
     ylim[2] <- if (d$log_y) ylim[2] * (ylim[2] / ylim[1])^room else
       ylim[2] + room * diff(ylim)
   }
-  graphics::plot(s$px, s$mean, type = "n", ylim = ylim,
-                 log = if (d$log_y) "y" else "", xlab = "rank",
-                 ylab = tune_score_label(x), main = "Cross-validation grid",
-                 xaxt = "n", ...)
+  draw(graphics::plot, s$px, s$mean, type = "n", ylim = ylim,
+       log = if (d$log_y) "y" else "", xlab = "rank",
+       ylab = tune_score_label(x), main = "Cross-validation grid",
+       xaxt = "n", user = list(...))
   graphics::axis(1, at = sort(unique(s$rank)))
   for (q in seq_len(ns)) {
     r <- which(s$line == q)

@@ -167,15 +167,17 @@ nmf_tune <- function(x, rank, ..., variant = "nmf", loss = "frobenius",
                 why = rank_bound(x, original, assay))
   }
   losses <- check_tune_losses(loss, variant)
-  score <- check_loss(score %||% loss_arg(losses[1]), arg = "score")
+  # the score defaults to the first loss: a bad one is reported as `loss`
+  score_arg <- if (is.null(score)) "loss" else "score"
+  score <- check_loss(score %||% loss_arg(losses[1]), arg = score_arg)
   has_zero <- if (inherits(x, "dgCMatrix")) {
     length(x@x) < length(x) || any(x@x == 0, na.rm = TRUE)
   } else {
     any(x == 0, na.rm = TRUE)
   }
   if (score$positive && has_zero) {
-    abort_nmfkit(c("{.arg score} {.val {score$name}} is infinite at held-out zeros, and {.arg x} has zeros.",
-                   "i" = "Score by {.val frobenius} or {.val kl}."),
+    abort_nmfkit(c("{.arg {score_arg}} {.val {score$name}} scores held-out zeros as infinite, and {.arg x} has zeros.",
+                   "i" = if (score_arg == "loss") "The held-out error is scored by the first {.arg loss} unless {.arg score} is given: give {.code score = \"frobenius\"} or {.code score = \"kl\"}." else "Score by {.val frobenius} or {.val kl}."),
                  "loss", value = score$name)
   }
   dots <- list(...)

@@ -221,7 +221,9 @@ predict.nmfkit_wasserstein <- function(object, newdata,
 #' @param components Which atoms to draw; all by default.
 #' @param image_dim Image size `c(rows, columns)`: draw the atoms as images
 #'   (the fit's grid by default, when it has one).
-#' @param ... Passed to the graphics functions.
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -245,9 +247,9 @@ plot.nmfkit_wasserstein <- function(x, type = c("basis", "coef", "loss"),
   comp <- select_components(x, components)
   ord <- order(x$coords)
   cols <- grDevices::hcl.colors(max(3L, length(comp)), "Dark 3")
-  graphics::matplot(x$coords[ord], x$W[ord, comp, drop = FALSE], type = "l",
-                    lty = 1, lwd = 2, col = cols, xlab = "coordinate",
-                    ylab = "mass", main = "Atoms W", ...)
+  draw(graphics::matplot, x$coords[ord], x$W[ord, comp, drop = FALSE],
+       type = "l", lty = 1, lwd = 2, col = cols, xlab = "coordinate",
+       ylab = "mass", main = "Atoms W", user = list(...))
   graphics::legend("topright", legend = colnames(x$W)[comp], col = cols,
                    lty = 1, lwd = 2, bty = "n", cex = 0.8)
   invisible(x)

@@ -11,7 +11,9 @@
 #' @param image_dim Image size `c(rows, columns)` for `type = "basis"`.
 #' @param components Which components to draw (indices or names); all by
 #'   default.
-#' @param ... Passed to the underlying graphics function.
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' fit <- nmf(swimmer(), rank = 17)
@@ -28,15 +30,16 @@ plot.nmfkit <- function(x, type = c("basis", "coef", "loss"),
       if (!is.null(image_dim)) {
         image_dim <- check_image_dim(image_dim, nrow(x$W))
         plot_images(x$W[, comp, drop = FALSE], image_dim,
-                    titles = colnames(x$W)[comp], ...)
+                    titles = colnames(x$W)[comp], user = list(...))
       } else {
         plot_heatmap(x$W[, comp, drop = FALSE], main = "Basis W",
-                     xlab = "feature", ylab = "component", ...)
+                     xlab = "feature", ylab = "component", user = list(...))
       }
     },
     coef = plot_heatmap(t(x$H[comp, , drop = FALSE]), main = "Coefficients H",
-                        xlab = "sample", ylab = "component", ...),
-    loss = plot_loss(x$loss, x$loss_name, ...)
+                        xlab = "sample", ylab = "component",
+                        user = list(...)),
+    loss = plot_loss(x$loss, x$loss_name, user = list(...))
   )
   invisible(x)
 }
@@ -56,13 +59,38 @@ select_components <- function(x, components, call = rlang::caller_env()) {
   as.integer(idx)
 }
 
+# Calls the graphics function `fun` with a plot method's own arguments
+# (`...`) and the user's graphical parameters `user` (the method's `...`
+# as a list, checked by check_graphics_dots()): a user's setting replaces
+# the method's of the same name (`main`, `log`, `col`, `axes`), where
+# passing both would be R's "formal argument matched by multiple actual
+# arguments". The values are bound to names in an environment of their
+# own, so a label made by deparse(substitute()) deparses a name, not the
+# data (the calls here give their labels), and a user's plotmath
+# (`main = quote(alpha^2)`) stays a value.
+draw <- function(fun, ..., user = list()) {
+  own <- list(...)
+  nm <- rlang::names2(own)
+  args <- c(own[!nzchar(nm) | !nm %in% names(user)], user)
+  env <- new.env(parent = emptyenv())
+  syms <- sprintf("arg%d", seq_along(args))
+  for (i in seq_along(args)) assign(syms[i], args[[i]], envir = env)
+  cl <- as.call(c(list(fun), stats::setNames(lapply(syms, as.name),
+                                              names(args))))
+  eval(cl, env)
+}
+
 # Draws the columns of `m` (pixels x images) as a grid of grey images, row 1
 # of each image at the top, higher values darker. `after(j)`, if given, is
 # called after image j is drawn (to add outlines in its 0..1 coordinates).
+# `user`: the user's graphical parameters (draw()); `ncol` and `col` there
+# set the grid's columns and the colours.
 plot_images <- function(m, image_dim, titles = colnames(m), ncol = NULL,
                         col = grDevices::gray.colors(64, start = 1, end = 0,
                                                      gamma = 1),
-                        after = NULL, ...) {
+                        after = NULL, user = list()) {
+  if (!is.null(user$ncol)) ncol <- user$ncol
+  user$ncol <- NULL
   n <- ncol(m)
   if (is.null(ncol)) ncol <- ceiling(sqrt(n * image_dim[1] / image_dim[2]))
   ncol <- max(1L, min(n, ncol))
@@ -71,8 +99,8 @@ plot_images <- function(m, image_dim, titles = colnames(m), ncol = NULL,
   on.exit(graphics::par(old))
   for (j in seq_len(n)) {
     img <- matrix(m[, j], image_dim[1], image_dim[2])
-    graphics::image(t(img)[, image_dim[1]:1, drop = FALSE], col = col,
-                    axes = FALSE, asp = image_dim[1] / image_dim[2], ...)
+    draw(graphics::image, t(img)[, image_dim[1]:1, drop = FALSE], col = col,
+         axes = FALSE, asp = image_dim[1] / image_dim[2], user = user)
     graphics::box(col = "grey70")
     if (!is.null(titles)) graphics::title(titles[j], cex.main = 0.9,
                                           font.main = 1)
@@ -83,9 +111,9 @@ plot_images <- function(m, image_dim, titles = colnames(m), ncol = NULL,
 # Heatmap of a matrix (rows along x, columns along y).
 plot_heatmap <- function(m, main = NULL, xlab = "", ylab = "",
                          col = grDevices::hcl.colors(64, "YlOrRd", rev = TRUE),
-                         ...) {
-  graphics::image(seq_len(nrow(m)), seq_len(ncol(m)), m, col = col,
-                  main = main, xlab = xlab, ylab = ylab, axes = FALSE, ...)
+                         user = list()) {
+  draw(graphics::image, seq_len(nrow(m)), seq_len(ncol(m)), m, col = col,
+       main = main, xlab = xlab, ylab = ylab, axes = FALSE, user = user)
   graphics::axis(1)
   labels <- colnames(m)
   if (is.null(labels)) labels <- seq_len(ncol(m))
@@ -94,14 +122,13 @@ plot_heatmap <- function(m, main = NULL, xlab = "", ylab = "",
   graphics::box()
 }
 
-plot_loss <- function(loss, loss_name = "loss", ...) {
+plot_loss <- function(loss, loss_name = "loss", user = list()) {
   if (!length(loss)) {
     graphics::plot.new()
     graphics::title("no loss recorded")
     return(invisible(NULL))
   }
   log <- if (all(loss > 0)) "y" else ""
-  graphics::plot(seq_along(loss), loss, type = "l", log = log,
-                 xlab = "iteration", ylab = loss_name, main = "Loss trace",
-                 ...)
+  draw(graphics::plot, seq_along(loss), loss, type = "l", log = log,
+       xlab = "iteration", ylab = loss_name, main = "Loss trace", user = user)
 }

@@ -46,9 +46,11 @@ predict.nmfkit <- function(object, newdata, type = c("coef", "class"),
                            tol = 1e-12, max_passes = 2000L, ...,
                            assay = "counts") {
   check_dots_empty()
+  # checked whether or not `newdata` is given (without it nothing reads them)
+  tol <- check_number(tol, min = 0)
+  max_passes <- check_count(max_passes, min = 1)
   predict_with(object, newdata, type, function(newdata) {
-    nnls_coef(newdata, object$W, check_number(tol, min = 0),
-              check_count(max_passes, min = 1), object$control$threads)
+    nnls_coef(newdata, object$W, tol, max_passes, object$control$threads)
   }, assay = assay)
 }
 
@@ -61,6 +63,7 @@ predict.nmfkit <- function(object, newdata, type = c("coef", "class"),
 predict_with <- function(object, newdata, type, solve, read = NULL,
                          assay = "counts", call = rlang::caller_env()) {
   type <- check_choice(type, c("coef", "class"), arg = "type", call = call)
+  check_assay_arg(assay, call)
   if (missing(newdata) || is.null(newdata)) {
     return(if (type == "class") clusters(object) else object$H)
   }

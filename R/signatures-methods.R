@@ -4,7 +4,10 @@
 #' [refit_signatures()] (class `nmfkit_refit`).
 #'
 #' For `nmfkit_signatures`: `print()` shows the per-rank table and the
-#' chosen rank; `summary()` returns the table; `coef()` and `basis()` give
+#' chosen rank; `summary()` returns the table (a data frame of class
+#' `summary.nmfkit_signatures`); `glance()` one row: the chosen rank, the
+#' ranks tried, the replicates and the chosen rank's stability and
+#' cosine; `coef()` and `basis()` give
 #' the exposures and signatures of the chosen rank (or of `rank`);
 #' `plot()` draws, for `type = "rank"`, stability and mean reconstruction
 #' cosine against rank with the thresholds and the chosen rank marked;
@@ -16,9 +19,11 @@
 #'
 #' For `nmfkit_refit`: `print()` and `summary()` (per signature: the
 #' samples in which it is present, its share of all exposures, and with
-#' intervals the mean share of replicates in which it is present);
-#' `coef()` the exposures; `fitted()` `W h`; `tidy()` one row per
-#' signature and sample (`exposure`, and with intervals `lower`, `upper`,
+#' intervals the mean share of replicates in which it is present; a data
+#' frame of class `summary.nmfkit_refit`); `glance()` one row (samples,
+#' signatures, signatures used, loss, selection, replicates and the
+#' reconstruction cosine); `coef()` the exposures; `fitted()` `W h`;
+#' `tidy()` one row per signature and sample (`exposure`, and with intervals `lower`, `upper`,
 #' `present`); `plot()` the exposures as stacked bars (`type =
 #' "exposures"`, relative with `proportions = TRUE`) or, with intervals,
 #' each sample's exposures with their intervals (`"intervals"`).
@@ -29,9 +34,10 @@
 #' @param matrix For `tidy()`: `"W"` or `"H"`.
 #' @param proportions Draw exposures as shares of each sample.
 #' @param ... Unused; an argument given here is an error (a misspelling);
-#'   `plot()` passes them to the graphics functions.
-#' @return `print()` and `plot()` return `x` invisibly; `summary()` and
-#'   `tidy()` data frames; `coef()`, `basis()`, `fitted()` matrices.
+#'   `plot()` takes graphical parameters, which replace the plot's own.
+#' @return `print()` and `plot()` return `x` invisibly; `summary()`,
+#'   `tidy()` and `glance()` data frames; `coef()`, `basis()`, `fitted()`
+#'   matrices.
 #' @examples
 #' set.seed(1)
 #' W <- simulate_signatures(3)
@@ -69,7 +75,20 @@ print.nmfkit_signatures <- function(x, ...) {
 #' @export
 summary.nmfkit_signatures <- function(object, ...) {
   check_dots_empty()
-  object$results
+  new_summary_table(object$results, "nmfkit_signatures",
+                    "Signature extraction by rank")
+}
+
+#' @rdname print.nmfkit_signatures
+#' @method glance nmfkit_signatures
+#' @export
+glance.nmfkit_signatures <- function(x, ...) {
+  check_dots_empty()
+  r <- x$results[x$results$rank == x$rank, , drop = FALSE]
+  data.frame(rank = x$rank, ranks = length(x$ranks), nrun = x$nrun,
+             resample = x$resample, loss = check_loss(x$loss)$name,
+             stability = r$stability, min_stability = r$min_stability,
+             cosine = r$cosine, stringsAsFactors = FALSE)
 }
 
 #' @rdname print.nmfkit_signatures
@@ -91,16 +110,19 @@ basis.nmfkit_signatures <- function(object, rank = NULL, ...) {
 plot.nmfkit_signatures <- function(x, type = c("rank", "signatures",
                                                "exposures"),
                                    rank = NULL, ...) {
+  check_graphics_dots()
   type <- check_choice(type)
+  # checked whatever the type (only two types read it)
+  f <- signature_fit(x, rank)
   if (type == "rank") {
     r <- x$results
     old <- graphics::par(mar = c(5, 4, 4, 5) + 0.1)
     on.exit(graphics::par(old))
-    graphics::plot(r$rank, r$stability, type = "b", pch = 19,
-                   col = "#1f77b4",
-                   ylim = range(c(r$stability, r$min_stability, 0, 1)),
-                   xlab = "rank", ylab = "stability (mean silhouette)",
-                   main = "Signature extraction: rank", xaxt = "n", ...)
+    draw(graphics::plot, r$rank, r$stability, type = "b", pch = 19,
+         col = "#1f77b4",
+         ylim = range(c(r$stability, r$min_stability, 0, 1)),
+         xlab = "rank", ylab = "stability (mean silhouette)",
+         main = "Signature extraction: rank", xaxt = "n", user = list(...))
     graphics::lines(r$rank, r$min_stability, type = "b", pch = 1,
                     col = "#1f77b4", lty = 2)
     graphics::abline(h = c(x$stability, x$min_stability), col = "grey70",
@@ -118,10 +140,9 @@ plot.nmfkit_signatures <- function(x, type = c("rank", "signatures",
                      col = c("#1f77b4", "#1f77b4", "#d62728"),
                      pch = c(19, 1, 17), lty = c(1, 2, 1))
   } else if (type == "signatures") {
-    f <- signature_fit(x, rank)
     plot_spectra(f$W, lower = f$lower, upper = f$upper, ...)
   } else {
-    exposure_bars(signature_fit(x, rank)$H, ...)
+    exposure_bars(f$H, user = list(...))
   }
   invisible(x)
 }
@@ -158,14 +179,14 @@ signature_fit <- function(x, rank, call = rlang::caller_env()) {
 }
 
 # Stacked bars of exposures (signatures x samples).
-exposure_bars <- function(H, proportions = FALSE, ...) {
+exposure_bars <- function(H, proportions = FALSE, user = list()) {
   if (proportions) H <- sweep(H, 2, pmax(colSums(H), 1e-300), "/")
   cols <- grDevices::hcl.colors(max(nrow(H), 2L), "Set 2")[seq_len(nrow(H))]
   old <- graphics::par(mar = c(6, 4, 3, 7), xpd = TRUE)
   on.exit(graphics::par(old))
-  graphics::barplot(H, col = cols, border = NA, las = 2,
-                    ylab = if (proportions) "share of mutations" else
-                      "mutations", main = "Exposures", ...)
+  draw(graphics::barplot, H, col = cols, border = NA, las = 2,
+       ylab = if (proportions) "share of mutations" else "mutations",
+       main = "Exposures", user = user)
   graphics::legend("topright", inset = c(-0.22, 0), legend = rownames(H),
                    fill = cols, bty = "n", cex = 0.8)
 }
@@ -205,7 +226,20 @@ summary.nmfkit_refit <- function(object, ...) {
                     share = rowSums(h) / max(sum(h), 1e-300),
                     row.names = NULL, stringsAsFactors = FALSE)
   if (object$B > 0) out$present <- rowMeans(object$present)
-  out[order(-out$share, out$signature), , drop = FALSE]
+  new_summary_table(out[order(-out$share, out$signature), , drop = FALSE],
+                    "nmfkit_refit", "Signatures by share of the mutations")
+}
+
+#' @rdname print.nmfkit_signatures
+#' @method glance nmfkit_refit
+#' @export
+glance.nmfkit_refit <- function(x, ...) {
+  check_dots_empty()
+  h <- x$exposures
+  data.frame(samples = ncol(h), signatures = nrow(h),
+             used = sum(rowSums(h) > 0), loss = x$loss, select = x$select,
+             B = x$B, mean_cosine = mean(x$cosine),
+             min_cosine = min(x$cosine), stringsAsFactors = FALSE)
 }
 
 #' @rdname print.nmfkit_signatures
@@ -243,13 +277,15 @@ tidy.nmfkit_refit <- function(x, ...) {
 #' @export
 plot.nmfkit_refit <- function(x, type = c("exposures", "intervals"),
                               proportions = FALSE, ...) {
+  check_graphics_dots()
   type <- check_choice(type)
   check_flag(proportions)
   h <- x$exposures
   used <- rowSums(h) > 0
   if (x$B > 0) used <- used | rowSums(x$upper) > 0
   if (type == "exposures") {
-    exposure_bars(h[used, , drop = FALSE], proportions = proportions, ...)
+    exposure_bars(h[used, , drop = FALSE], proportions = proportions,
+                  user = list(...))
     return(invisible(x))
   }
   if (x$B == 0) {
@@ -262,10 +298,9 @@ plot.nmfkit_refit <- function(x, type = c("exposures", "intervals"),
   old <- graphics::par(mfrow = grDevices::n2mfrow(n), mar = c(6, 4, 2, 1))
   on.exit(graphics::par(old))
   for (j in seq_len(n)) {
-    mids <- graphics::barplot(h[used, j], col = "grey60", border = NA,
-                              las = 2,
-                              ylim = c(0, 1.05 * max(x$upper[used, j], 1)),
-                              main = colnames(h)[j], cex.names = 0.7, ...)
+    mids <- draw(graphics::barplot, h[used, j], col = "grey60", border = NA,
+                 las = 2, ylim = c(0, 1.05 * max(x$upper[used, j], 1)),
+                 main = colnames(h)[j], cex.names = 0.7, user = list(...))
     # whiskers in colour with caps, so an interval on an empty bar (a
     # signature dropped here but kept by some replicates) reads as one
     wide <- x$upper[used, j] > x$lower[used, j]

@@ -15,7 +15,9 @@
 #'   drawn as whiskers.
 #' @param proportions Draw each column divided by its sum.
 #' @param main Panel titles (by default the column names).
-#' @param ... Passed to [graphics::barplot()].
+#' @param ... Graphical parameters (see [graphics::par()]), named; one the
+#'   plot sets itself (`main`, `col`, `xlab`, ...) is replaced by the user's.
+#'   Any other name is an error naming the nearest argument.
 #' @return `x`, invisibly.
 #' @examples
 #' set.seed(1)
@@ -23,6 +25,7 @@
 #' @export
 plot_spectra <- function(x, lower = NULL, upper = NULL, proportions = FALSE,
                          main = NULL, ...) {
+  check_graphics_dots()
   x <- check_catalogue_matrix(x)
   check_flag(proportions)
   for (b in c("lower", "upper")) {
@@ -52,10 +55,9 @@ plot_spectra <- function(x, lower = NULL, upper = NULL, proportions = FALSE,
   for (j in seq_len(n)) {
     v <- x[, j] / s[j]
     top <- max(v, if (!is.null(upper)) upper[, j] / s[j], 0)
-    mids <- graphics::barplot(v, col = col, border = NA, space = 0.3,
-                              names.arg = FALSE,
-                              ylim = c(0, top * 1.15 + 1e-12),
-                              las = 1, main = "", ...)
+    mids <- draw(graphics::barplot, v, col = col, border = NA, space = 0.3,
+                 names.arg = FALSE, ylim = c(0, top * 1.15 + 1e-12), las = 1,
+                 main = "", user = list(...))
     graphics::title(main = main[j], line = 1.8, cex.main = 1)
     if (!is.null(lower) && !is.null(upper)) {
       graphics::segments(mids, lower[, j] / s[j], mids, upper[, j] / s[j],

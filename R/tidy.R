@@ -156,6 +156,25 @@ augment.nmfkit <- function(x, data = NULL, newdata = NULL, ...) {
   data
 }
 
+# as.data.frame() of a result: its table, with base R's `row.names` (NULL,
+# or one distinct name per row, which the rows then carry) and `optional`
+# (a flag; the columns keep their names either way) checked rather than
+# ignored.
+results_frame <- function(table, row.names, optional,
+                          call = rlang::caller_env()) {
+  check_flag(optional, call = call)
+  if (is.null(row.names)) return(table)
+  if (!(is.character(row.names) || is.numeric(row.names)) ||
+      length(row.names) != nrow(table) || anyNA(row.names) ||
+      anyDuplicated(row.names)) {
+    abort_nmfkit(c("{.arg row.names} must be {.code NULL} or {nrow(table)} distinct name{?s}, one per row.",
+                   "x" = "It is {describe_value(row.names)}."),
+                 "value", call = call, value = row.names)
+  }
+  rownames(table) <- row.names
+  table
+}
+
 # summary() of a result whose summary is one table (rank selection, tuning,
 # consensus): the data frame with class c("summary.<class>",
 # "nmfkit_summary_table", "data.frame") and a title, so that every
@@ -170,6 +189,8 @@ new_summary_table <- function(table, cls, title) {
 
 #' @export
 print.nmfkit_summary_table <- function(x, digits = 3L, ...) {
+  check_dots_empty()
+  digits <- check_count(digits, min = 1, max = 22)
   title <- attr(x, "title")
   if (length(title)) cat(title, "\n", sep = "")
   print(format(as.data.frame(x), digits = digits), row.names = FALSE)
