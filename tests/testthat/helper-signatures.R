@@ -193,6 +193,28 @@ signature_contract_rows <- function(env) {
     list("plot_spectra", quote(plot_spectra(sW, main = 1:3)),
          "nmfkit_error_type"),
     list("example_counts$name", quote(example_counts("mutation")),
-         "nmfkit_error_choice")
+         "nmfkit_error_choice"),
+    # the fourth pass's siblings: graphics `...` checked, a mode's argument
+    # checked in every mode, a file that cannot be written, glance()
+    list("plot_spectra", quote(plot_spectra(sW, foo = 1)),
+         "nmfkit_error_dots"),
+    list("plot_spectra", quote(plot_spectra(xx = sW)), "nmfkit_error_dots"),
+    list("plot.nmfkit_signatures", quote(plot(sfit, rnk = 2)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_signatures", quote(plot(sfit, "rank", rank = 9)),
+         "nmfkit_error_rank"),
+    list("plot.nmfkit_refit", quote(plot(srf, tpye = "intervals")),
+         "nmfkit_error_dots"),
+    list("write_catalogue", quote(write_catalogue(sx, NA)),
+         "nmfkit_error_type"),
+    list("write_catalogue", quote(write_catalogue(sx)),
+         "nmfkit_error_missing"),
+    list("write_catalogue",
+         quote(write_catalogue(sx, file.path(tempfile(), "no", "dir.txt"))),
+         "nmfkit_error_file"),
+    list("glance.nmfkit_signatures", quote(glance(sfit, 1)),
+         "nmfkit_error_dots"),
+    list("glance.nmfkit_refit", quote(glance(x = srf, bee = 1)),
+         "nmfkit_error_dots")
   )
 }

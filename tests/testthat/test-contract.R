@@ -1079,6 +1079,90 @@ test_that("the bad-input table gives classed errors", {
     list("print.summary.nmfkit_bootstrap",
          quote(print(summary(bt), digits = "a")), "nmfkit_error_count")
   ))
+  # the fourth pass's siblings: an argument that only some modes read is
+  # checked in every mode; plot methods check their graphics `...`; a
+  # renamed argument given twice; print() methods check `...`
+  rk <- withr::with_seed(1, nmf_rank(x, 1:2, nfolds = 2,
+                                     control = nmf_control(max_iter = 5)))
+  rows <- c(rows, list(
+    list("predict.nmfkit_nmf", quote(predict(kl, tol = -1)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_nmf", quote(predict(kl, max_passes = 0)),
+         "nmfkit_error_count"),
+    list("predict.nmfkit_nmf", quote(predict(kl, level = 2)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_nmf", quote(predict(kl, x, bootstrap = bt)),
+         "nmfkit_error_bootstrap"),
+    list("predict.nmfkit_nmf", quote(predict(kl, assay = NA)),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_stratified", quote(predict(f$sfit, tol = NA)),
+         "nmfkit_error_value"),
+    list("predict.nmfkit_joint", quote(predict(f$jfit, max_passes = -1)),
+         "nmfkit_error_count"),
+    list("predict.nmfkit_manifold", quote(predict(f$mfit, assay = "")),
+         "nmfkit_error_assay"),
+    list("predict.nmfkit_shift", quote(predict(f$shfit, inner = 0)),
+         "nmfkit_error_count"),
+    list("predict.nmfkit_shift", quote(predict(f$shfit, assay = NA)),
+         "nmfkit_error_assay"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, nrun = NA)),
+         "nmfkit_error_count"),
+    list("nmf_rank", quote(nmf_rank(x, 1:2, method = "consensus",
+                                    nfolds = 1)), "nmfkit_error_count"),
+    list("nmf_rank", quote(suppressWarnings(nmf_rank(x, 1:2, ranks = 1:3))),
+         "nmfkit_error_renamed"),
+    list("nmf_rank", quote(suppressWarnings(nmf_rank(x, 1:2, fit = "zz"))),
+         "nmfkit_error_choice"),
+    list("nmf_shift", quote(suppressWarnings(nmf_shift(f$sim$x, 2, nrun = 1,
+                                                       restarts = 2))),
+         "nmfkit_error_renamed"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, rank = -1,
+                                                 method = "chamfer")),
+         "nmfkit_error_rank"),
+    list("nmf_distance.list", quote(nmf_distance(f$sets, method = "chamfer",
+                                                 init = "nndsvdx")),
+         "nmfkit_error_init"),
+    list("nmf_manifold", quote(nmf_manifold(x, 2, method = "gnmf",
+                                            graph = f$mfit$graph, k = 0)),
+         "nmfkit_error_k"),
+    list("plot.nmfkit_consensus", quote(plot(cons, rank = 7)),
+         "nmfkit_error_rank"),
+    list("plot.nmfkit_dist", quote(plot(f$dist, centers = -1)),
+         "nmfkit_error_count"),
+    list("plot.nmfkit_joint", quote(plot(f$jfit, image_dim = c(5, 5))),
+         "nmfkit_error_image_dim"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, images = 0)),
+         "nmfkit_error_images"),
+    list("plot.nmfkit_shift", quote(plot(f$shfit, data = x)),
+         "nmfkit_error_dimension"),
+    list("plot.nmfkit_stratified", quote(plot(f$sfit, components = 9)),
+         "nmfkit_error_components"),
+    list("plot.nmfkit_differential", quote(plot(dtf, topp = 3)),
+         "nmfkit_error_dots"),
+    list("plot.nmfkit_manifold", quote(plot(f$mfit, cords = "mds")),
+         "nmfkit_error_dots"),
+    list("as.data.frame.nmfkit_rank", quote(as.data.frame(rk, row.names = 1)),
+         "nmfkit_error_value"),
+    list("as.data.frame.nmfkit_rank", quote(as.data.frame(rk, optional = NA)),
+         "nmfkit_error_flag"),
+    list("as.data.frame.nmfkit_tune",
+         quote(as.data.frame(nmf_tune(x, 1:2, nfolds = 2), row.names = NA)),
+         "nmfkit_error_value"),
+    list("as.data.frame.nmfkit_tune",
+         quote(as.data.frame(nmf_tune(x, 1:2, nfolds = 2), optional = "a")),
+         "nmfkit_error_flag"),
+    list("tidy.nmfkit_rank", quote(tidy(x = rk, matrix = "W")),
+         "nmfkit_error_dots"),
+    list("glance.nmfkit_rank", quote(glance(x = rk, 1)), "nmfkit_error_dots"),
+    list("print.summary.nmfkit", quote(print(summary(f$fit), digitz = 3)),
+         "nmfkit_error_dots"),
+    list("print.summary.nmfkit_joint",
+         quote(print(summary(f$jfit), digitz = 3)), "nmfkit_error_dots"),
+    list("print.summary.nmfkit_bootstrap", quote(print(summary(bt), foo = 1)),
+         "nmfkit_error_dots"),
+    list("print.nmfkit_control", quote(print(nmf_control(), foo = 1)),
+         "nmfkit_error_dots")
+  ))
   # the signature functions' rows (helper-signatures.R)
   rows <- c(rows, signature_contract_rows(environment()))
   grDevices::pdf(NULL)
@@ -1114,8 +1198,7 @@ test_that("the bad-input table gives classed errors", {
   # coverage of arguments: every formal argument of every function is set
   # (by name or position) in one of its rows, but for those that take any
   # value (ignored for the generic, a plot title)
-  any_value <- c("as.data.frame.nmfkit_rank$row.names",
-                 "as.data.frame.nmfkit_rank$optional", "plot.nmfkit_dist$main")
+  any_value <- "plot.nmfkit_dist$main"
   set_args <- unlist(lapply(rows, function(r) {
     fn <- sub("\\$.*", "", r[[1]])
     cl <- as.list(r[[2]])[-1]
@@ -1278,4 +1361,45 @@ test_that("every exported function takes `...`, so that a misspelt argument is a
                fixed = TRUE)
   expect_match(cli::ansi_strip(conditionMessage(cnd)), "`control`",
                fixed = TRUE)
+})
+
+test_that("a user's graphical parameter replaces the plot's own", {
+  # a plot method that sets `main` (or `log`, `col`, `axes`) and passes the
+  # user's `...` as well gave the graphics function both: R's "formal
+  # argument matched by multiple actual arguments". draw() merges them.
+  args <- nmfkit:::draw(function(...) list(...), 1:3, main = "own",
+                        xlab = "x", user = list(main = "user", lwd = 2))
+  expect_identical(args, list(1:3, xlab = "x", main = "user", lwd = 2))
+  # the data are bound to a name: a label made by deparse(substitute())
+  # deparses that name, not a thousand numbers
+  lab <- nmfkit:::draw(function(x, ...) deparse(substitute(x)), runif(1000))
+  expect_identical(lab, "arg1")
+  f <- contract_fixtures()
+  x <- f$x
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  cons <- withr::with_seed(1, nmf_consensus(x, 1:2, nrun = 2,
+                                            control = nmf_control(max_iter = 5)))
+  rk <- withr::with_seed(1, nmf_rank(x, 1:2, nfolds = 2,
+                                     control = nmf_control(max_iter = 5)))
+  calls <- list(
+    quote(plot(f$fit, "loss", log = "", main = "trace")),
+    quote(plot(f$fit, "coef", main = "H", col = grDevices::gray.colors(8))),
+    quote(plot(f$fit, "basis", axes = TRUE, xlab = "gene")),
+    quote(plot(f$fit, "basis", image_dim = c(4, 3), asp = 1, ncol = 1)),
+    quote(plot(f$jfit, main = "p", col = "grey")),
+    quote(plot(f$sfit, main = "V", las = 1)),
+    quote(plot(f$sfit, "loss", log = "")),
+    quote(plot(f$mfit, main = "graph", asp = NA)),
+    quote(plot(f$wfit, main = "atoms", lty = 2)),
+    quote(plot(f$dist, col = grDevices::gray.colors(8), axes = TRUE)),
+    quote(plot(f$shfit, "placements", col = grDevices::gray.colors(8))),
+    quote(plot(cons, main = "selection", xaxt = "s")),
+    quote(plot(cons, "density", breaks = 5, main = "density")),
+    quote(plot(rk, main = "cv", log = "")),
+    quote(plot(nmf_tune(x, 1:2, nfolds = 2), main = "grid", xaxt = "s"))
+  )
+  for (cl in calls) {
+    expect_no_error(eval(cl), message = deparse1(cl))
+  }
 })
