@@ -179,7 +179,9 @@ extra <- list(
   nmf_distance.list = list(rank = 2, method = "chamfer"),
   nmf_differential.nmfkit_joint = list(B = 2),
   nmf_differential.nmfkit_stratified = list(B = 2),
-  augment.nmfkit = list(data = quote(x))
+  augment.nmfkit = list(data = quote(x)),
+  add_nmf.SingleCellExperiment = list(
+    rank = 2, control = quote(nmf_control(max_iter = 5)))
 )
 # Methods whose generic is another package's: the first argument is not
 # fuzzed (a bad one dispatches away from nmfkit).
@@ -283,11 +285,16 @@ for (fn in api) {
   } else fn
   if (gen %in% foreign_generics) f_args <- f_args[-1]
   values <- if (fn %in% slow) slow_values else names(bad_values)
+  # a default method is called on a matrix, the object it refuses: its
+  # message names that argument, whatever else the cell changes
+  first <- if (endsWith(fn, ".default")) {
+    names(formals(get(fn, envir = ns)))[1]
+  }
   for (a in f_args) {
     for (v in values) {
       e <- base
       e[a] <- list(bad_values[[v]])
-      add_cell(sprintf("%s$%s=%s", fn, a, v), fn, a, e, "bad")
+      add_cell(sprintf("%s$%s=%s", fn, a, v), fn, a, e, "bad", alt = first)
     }
     # a misspelt name of an argument
     e <- base
@@ -297,11 +304,11 @@ for (fn in api) {
       e[[paste0(a, "x")]] <- 1
     }
     add_cell(sprintf("%s$%s misspelt", fn, a), fn, paste0(a, "x"), e, "bad",
-             alt = a)
+             alt = c(a, first))
   }
   e <- base
   e$foo <- 1
-  add_cell(sprintf("%s$foo", fn), fn, "foo", e, "bad")
+  add_cell(sprintf("%s$foo", fn), fn, "foo", e, "bad", alt = first)
 }
 
 # Extreme scales: the data times c, each answer finite, with dimnames, and
@@ -324,11 +331,15 @@ for (s in names(scales)) {
                       control = nmf_control(max_iter = 20))), "extreme",
            quote(finite_all(res$W) && finite_all(res$H)))
   add_cell(sprintf("predict x %s", s), "predict", "newdata",
-           # against the same entries at scale 1 (denormals keep fewer bits)
+           # against the same entries at scale 1 (denormals keep fewer
+           # bits); coefficients at the data's scale are doubles too: one
+           # denormal spacing, 2^-1074, is 2^-1074 / c at scale 1 (2^-14 at
+           # c = 2^-1060), which no solver can go below
            bquote(list(a = predict(fit, x * .(c0)),
                        b = predict(fit, x * .(c0) / .(c0)))),
            "extreme",
-           bquote(max(abs(res$a / .(c0) - res$b)) <= 1e-6 * max(res$b)))
+           bquote(max(abs(res$a / .(c0) - res$b)) <=
+                    1e-6 * max(res$b) + 2^-1074 / .(c0)))
   add_cell(sprintf("match_components self %s", s), "match_components",
            "fit1", bquote(match_components(fit$W * .(c0), fit$W * .(c0))),
            "extreme", quote(all(abs(res$similarity - 1) < 1e-12)))
@@ -515,7 +526,7 @@ if (fx$h5_ok) {
              unlink(f)
              rhdf5::h5createFile(f)
              w$append(x)
-           }), "bad")
+           }), "bad", alt = "filepath")
 }
 # Strata given as a list are matched by name; one-rank consensus programs.
 add_cell("predict stratified list in another order", "predict", "newdata",
