@@ -178,3 +178,40 @@ test_that("autoplot() checks every argument when called, not when printed", {
   expect_s3_class(ggplot2::ggplot_build(ap(fit, components = 2:3)),
                   "ggplot_built")
 })
+
+test_that("tidy() and glance() cover rank selections and signature results", {
+  # the results of nmf_rank() had neither; signature extractions and
+  # refits had no glance(), and their summary() was a bare data frame
+  x <- small_data()
+  ctl <- nmf_control(max_iter = 20)
+  r <- withr::with_seed(1, nmf_rank(x, 1:3, nfolds = 2, control = ctl))
+  expect_identical(tidy(r), r$results)
+  g <- glance(r)
+  expect_identical(nrow(g), 1L)
+  expect_identical(g$ranks, 3L)
+  expect_identical(g$folds, 2L)
+  expect_identical(g$min_rank, r$best[["min"]])
+  expect_identical(g$one_se_rank, r$best[["one_se"]])
+  rc <- withr::with_seed(1, nmf_rank(x, 2:3, method = "consensus", nrun = 2,
+                                     control = ctl))
+  expect_identical(glance(rc)$cophenetic_rank,
+                   rc$results$rank[which.max(rc$results$cophenetic)])
+  expect_true(is.na(glance(rc)$min_rank))
+
+  p <- planted_catalogue(k = 2, n = 8, mutations = 300)
+  sig <- suppressWarnings(withr::with_seed(1, nmf_signatures(
+    p$counts, 2:3, nrun = 2, control = ctl)))
+  gs <- glance(sig)
+  expect_identical(gs$rank, sig$rank)
+  expect_equal(gs$nrun, 2)
+  expect_equal(gs$stability,
+               sig$results$stability[sig$results$rank == sig$rank])
+  expect_s3_class(summary(sig), "summary.nmfkit_signatures")
+  expect_equal(summary(sig)$stability, sig$results$stability)
+  rf <- refit_signatures(p$counts, p$W)
+  gr <- glance(rf)
+  expect_identical(gr$samples, ncol(p$counts))
+  expect_identical(gr$signatures, ncol(p$W))
+  expect_equal(gr$mean_cosine, mean(rf$cosine))
+  expect_s3_class(summary(rf), "summary.nmfkit_refit")
+})
