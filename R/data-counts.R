@@ -125,7 +125,7 @@ load_counts_files <- function(dir, files, objects,
     }, error = function(err) conditionMessage(err),
     warning = function(w) conditionMessage(w))
     if (!isTRUE(ok)) {
-      abort_nmfkit(c("The data file {.file {path}} cannot be read.",
+      abort_nmfkit(c("The data file {.file {path}} in {.arg dir} cannot be read.",
                      "x" = "{ok}",
                      "i" = "It is corrupt or incomplete: delete it and run {.code Rscript tools/install-data.R} again."),
                    "filepath", call = call, value = path)
