@@ -50,8 +50,11 @@ test_that("example_counts(): a bad dir or a corrupt file is a classed error", {
   dir <- withr::local_tempdir()
   writeLines("not R data", file.path(dir, "pbmc_facs.RData"))
   expect_true(example_counts_available("pbmc", dir = dir))
-  expect_error(example_counts("pbmc", dir = dir),
-               class = "nmfkit_error_filepath")
+  cnd <- expect_error(example_counts("pbmc", dir = dir),
+                      class = "nmfkit_error_filepath")
+  # the message names the argument the file came from
+  expect_match(cli::ansi_strip(conditionMessage(cnd)), "`dir`",
+               fixed = TRUE)
   other <- 1
   save(other, file = file.path(dir, "pbmc_facs.RData"))
   expect_error(example_counts("pbmc", dir = dir),
