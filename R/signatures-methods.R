@@ -23,10 +23,11 @@
 #' frame of class `summary.nmfkit_refit`); `glance()` one row (samples,
 #' signatures, signatures used, loss, selection, replicates and the
 #' reconstruction cosine); `coef()` the exposures; `fitted()` `W h`;
-#' `tidy()` one row per signature and sample (`exposure`, and with intervals `lower`, `upper`,
-#' `present`); `plot()` the exposures as stacked bars (`type =
-#' "exposures"`, relative with `proportions = TRUE`) or, with intervals,
-#' each sample's exposures with their intervals (`"intervals"`).
+#' `tidy()` one row per signature and sample (`exposure`, and with
+#' intervals `lower`, `upper`, `present`); `plot()` the exposures as
+#' stacked bars (`type = "exposures"`, relative with `proportions = TRUE`)
+#' or, with intervals, each sample's exposures with their intervals
+#' (`"intervals"`).
 #'
 #' @param x,object An `nmfkit_signatures` or `nmfkit_refit` object.
 #' @param type What to draw (see Details).
