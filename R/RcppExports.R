@@ -17,6 +17,14 @@ r_nndsvd <- function(x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by
     .Call(`_nmfkit_r_nndsvd`, x, k, omega, fill, scale, rw, rh, power_iter, threads, v_by_columns)
 }
 
+r_nnls_exact <- function(x, w, threads) {
+    .Call(`_nmfkit_r_nnls_exact`, x, w, threads)
+}
+
+r_poisson_nnls <- function(x, w, h, tol, max_iter, threads) {
+    .Call(`_nmfkit_r_poisson_nnls`, x, w, h, tol, max_iter, threads)
+}
+
 r_nnls <- function(x, w, tol, max_passes, threads) {
     .Call(`_nmfkit_r_nnls`, x, w, tol, max_passes, threads)
 }

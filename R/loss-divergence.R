@@ -9,11 +9,11 @@
 # mean's, the summary's divergence).
 divergence_loss <- function(name, beta, label, entries, methods = c("auto", "mu"),
                             solver = "mu", draw = NULL, arg = name,
-                            deviance = NULL) {
+                            deviance = NULL, exact_coef = NULL) {
   new_loss(
     name, beta, label, core = "divergence", entries = entries,
     degree = beta, coef = divergence_solver(beta, solver), methods = methods,
-    streams = TRUE,
+    exact_coef = exact_coef, streams = TRUE,
     solver = c(auto = solver), draw = draw, positive = beta <= 0, arg = arg,
     score = divergence_score(entries),
     summary = function(object) {
@@ -43,7 +43,7 @@ kl_loss <- function() {
       matrix(as.double(stats::rpois(length(mean), mean)), nrow(mean))
     },
     # the Poisson deviance
-    deviance = function(d) 2 * d)
+    deviance = function(d) 2 * d, exact_coef = poisson_exact_coef)
 }
 
 is_loss <- function() {
@@ -97,6 +97,29 @@ divergence_score <- function(entries) {
 # the divergence engine's `method` (divergence_coef()), on newdata / 2^e
 # and W / 2^ew (the solution scales back exactly: D is homogeneous), so
 # that any scale of the data gives the same coefficients up to that scale.
+# The exact Poisson coefficients argmin_{H >= 0} KL(newdata | W H) by
+# projected Newton (poisson_nnls.hpp), on newdata / 2^e and W / 2^ew as
+# divergence_solver(); features W leaves at zero are left out (their
+# divergence does not depend on H), the start is divergence_coef()'s.
+poisson_exact_coef <- function(newdata, W, threads) {
+  ex <- data_exponent(newdata)
+  ew <- data_exponent(W)
+  newdata <- scale_data(newdata, ex)
+  W <- scale_data(W, ew)
+  live <- rowSums(W) > 0
+  if (!all(live)) {
+    W <- W[live, , drop = FALSE]
+    newdata <- newdata[live, , drop = FALSE]
+  }
+  s <- if (inherits(newdata, "dgCMatrix")) newdata else dense_as_dgc(newdata)
+  total <- Matrix::colSums(s)
+  wsum <- sum(W)
+  h0 <- matrix(if (wsum > 0) rep(total / wsum, each = ncol(W)) else 0,
+               ncol(W), ncol(s))
+  h0[!is.finite(h0)] <- 0
+  unscale_coef(r_poisson_nnls(s, W, h0, 1e-12, 200L, threads), ex - ew)
+}
+
 divergence_solver <- function(beta, method) {
   spec <- list(beta = beta, solver = c(auto = method))
   function(newdata, W, tol, max_passes, threads) {

@@ -6,7 +6,7 @@ frobenius_loss <- function() {
   new_loss(
     "frobenius", 2, "Frobenius", core = "frobenius",
     entries = function(x, mu) (x - mu)^2 / 2, degree = 2,
-    coef = nnls_coef,
+    coef = nnls_coef, exact_coef = nnls_exact_coef,
     methods = c("auto", "hals", "mu", "anls", "cd", "online"),
     solver = c(cd = "hals"), residual = "response", streams = TRUE,
     # ||x - fitted|| / ||x|| over the held-out entries (weighted)
@@ -69,4 +69,14 @@ nnls_coef <- function(newdata, W, tol, max_passes, threads) {
   ew <- data_exponent(W)
   unscale_coef(r_nnls(scale_data(newdata, ex), scale_data(W, ew), tol,
                       max_passes, threads), ex - ew)
+}
+
+# The same minimiser exactly, by block principal pivoting (bpp.hpp): a few
+# Cholesky solves per column where coordinate descent on nearly collinear
+# columns of W (reference signatures) needs hundreds of passes.
+nnls_exact_coef <- function(newdata, W, threads) {
+  ex <- data_exponent(newdata)
+  ew <- data_exponent(W)
+  unscale_coef(r_nnls_exact(scale_data(newdata, ex), scale_data(W, ew),
+                            threads), ex - ew)
 }

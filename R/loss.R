@@ -22,6 +22,9 @@
 #   finite values; `residual` the default type of residuals();
 # - `coef(newdata, W, tol, max_passes, threads)`: the predict solver,
 #   argmin_{H >= 0} D(newdata | W H);
+# - `exact_coef(newdata, W, threads)`: the same minimiser solved exactly
+#   (refit_signatures(), whose selection rules compare fits of subsets);
+#   by default `coef` to a tight tolerance;
 # - `score(f, pred, x_mean)`: the relative held-out error of a fold's
 #   entries (nmf_rank(), nmf_tune()); `holdout_label`, `score_label` its
 #   names on plots and tables;
@@ -33,7 +36,8 @@
 #   the names of its trace and of the fit no better than nothing.
 new_loss <- function(name, beta, label, core, entries, degree, coef,
                      methods, solver, score, summary, draw = NULL,
-                     setup = NULL, residual = "deviance", streams = FALSE,
+                     setup = NULL, exact_coef = NULL,
+                     residual = "deviance", streams = FALSE,
                      positive = FALSE, arg = name, fit_fields = character(),
                      error_name = "relative error",
                      baseline_name = "W H = 0",
@@ -43,6 +47,9 @@ new_loss <- function(name, beta, label, core, entries, degree, coef,
     e <- pair_exponent(x, mu)
     if (e == 0) return(entries(x, mu))
     entries(scale_data(x, e), scale_data(mu, e)) * 2^(e * degree)
+  }
+  exact_coef <- exact_coef %||% function(newdata, W, threads) {
+    coef(newdata, W, 1e-12, 2000L, threads)
   }
   deviance_residuals <- function(x, mu) {
     e <- pair_exponent(x, mu)
@@ -54,7 +61,7 @@ new_loss <- function(name, beta, label, core, entries, degree, coef,
     methods = methods, solver = solver, streams = streams,
     positive = positive, residual = residual, entries = entries,
     divergence = divergence, deviance_residuals = deviance_residuals,
-    coef = coef, score = score, draw = draw, setup = setup,
+    coef = coef, exact_coef = exact_coef, score = score, draw = draw, setup = setup,
     summary = summary, fit_fields = fit_fields, error_name = error_name,
     baseline_name = baseline_name, holdout_label = holdout_label,
     score_label = score_label

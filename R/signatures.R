@@ -108,9 +108,9 @@ resample_counts <- function(x, how) {
 
 # Exposures of the columns of x on W (each column of W a distribution):
 # argmin_{h >= 0} KL(x | W h) (Poisson NNLS, "kl") or ||x - W h||
-# (NNLS, "frobenius"), by the solvers of predict().
+# (NNLS, "frobenius"), exactly (the loss object's `exact_coef`).
 solve_exposures <- function(x, W, loss, threads = 1L) {
-  h <- check_loss(loss)$coef(x, W, 1e-12, 2000L, threads)
+  h <- check_loss(loss)$exact_coef(x, W, threads)
   h <- as.matrix(h)
   dimnames(h) <- list(colnames(W), colnames(x))
   h

@@ -78,6 +78,35 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// r_nnls_exact
+Eigen::MatrixXd r_nnls_exact(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, int threads);
+RcppExport SEXP _nmfkit_r_nnls_exact(SEXP xSEXP, SEXP wSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_nnls_exact(x, w, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// r_poisson_nnls
+Eigen::MatrixXd r_poisson_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, Eigen::MatrixXd h, double tol, int max_iter, int threads);
+RcppExport SEXP _nmfkit_r_poisson_nnls(SEXP xSEXP, SEXP wSEXP, SEXP hSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< const Eigen::Map<Eigen::MatrixXd> >::type w(wSEXP);
+    Rcpp::traits::input_parameter< Eigen::MatrixXd >::type h(hSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(r_poisson_nnls(x, w, h, tol, max_iter, threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // r_nnls
 Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol, int max_passes, int threads);
 RcppExport SEXP _nmfkit_r_nnls(SEXP xSEXP, SEXP wSEXP, SEXP tolSEXP, SEXP max_passesSEXP, SEXP threadsSEXP) {
@@ -470,6 +499,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_nmfkit_r_zero_fits", (DL_FUNC) &_nmfkit_r_zero_fits, 3},
     {"_nmfkit_r_nmf_fit", (DL_FUNC) &_nmfkit_r_nmf_fit, 4},
     {"_nmfkit_r_nndsvd", (DL_FUNC) &_nmfkit_r_nndsvd, 10},
+    {"_nmfkit_r_nnls_exact", (DL_FUNC) &_nmfkit_r_nnls_exact, 3},
+    {"_nmfkit_r_poisson_nnls", (DL_FUNC) &_nmfkit_r_poisson_nnls, 6},
     {"_nmfkit_r_nnls", (DL_FUNC) &_nmfkit_r_nnls, 5},
     {"_nmfkit_r_pbar", (DL_FUNC) &_nmfkit_r_pbar, 4},
     {"_nmfkit_r_chamfer", (DL_FUNC) &_nmfkit_r_chamfer, 4},

@@ -34,6 +34,58 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
   return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
 }
 
+// The exact NNLS coefficients of the columns of x on w (block principal
+// pivoting, bpp.hpp), for refits that need the minimiser itself rather than
+// a tolerance's approximation of it. Columns are independent, so they are
+// solved in slices of 4096 with an interrupt check between slices: the bits
+// do not depend on the slicing or the threads.
+// [[Rcpp::export]]
+Eigen::MatrixXd r_nnls_exact(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
+                             int threads) {
+  const Mat g = w.transpose() * w;
+  Mat b;
+  nmfkit_r::RHooks hooks;
+  const bool done = nmfkit_r::with_data(x, [&](const auto& data) {
+    return data.left_mult(w.transpose(), b, threads, &hooks);
+  });
+  Mat h = Mat::Zero(w.cols(), b.cols());
+  const Eigen::Index n = b.cols(), slice = 4096;
+  for (Eigen::Index c0 = 0; done && c0 < n; c0 += slice) {
+    if (hooks.check_interrupt()) break;
+    const Eigen::Index len = std::min(slice, n - c0);
+    Mat z;
+    const Mat bs = b.middleCols(c0, len);
+    nmfkit::nnls_bpp(z, g, bs, threads);
+    h.middleCols(c0, len) = z;
+  }
+  hooks.finish();
+  return h;
+}
+
+// The exact Poisson (KL) coefficients of the columns of the dgCMatrix x on
+// w, from h (positive where a column may be fitted), by projected Newton
+// (poisson_nnls.hpp), in slices of 4096 columns with an interrupt check
+// between slices (columns are independent: the bits do not depend on it).
+// [[Rcpp::export]]
+Eigen::MatrixXd r_poisson_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
+                               Eigen::MatrixXd h, double tol, int max_iter,
+                               int threads) {
+  const nmfkit_r::MapSp xs = Rcpp::as<nmfkit_r::MapSp>(x);
+  const Mat wm = w;
+  nmfkit_r::RHooks hooks;
+  const Eigen::Index n = xs.cols(), slice = 4096;
+  for (Eigen::Index c0 = 0; c0 < n; c0 += slice) {
+    if (hooks.check_interrupt()) break;
+    const Eigen::Index len = std::min(slice, n - c0);
+    const nmfkit::SpMat part = xs.middleCols(c0, len);
+    Mat hp = h.middleCols(c0, len);
+    nmfkit::poisson_nnls(part, wm, hp, tol, max_iter, threads);
+    h.middleCols(c0, len) = hp;
+  }
+  hooks.finish();
+  return h;
+}
+
 // Coefficients of the columns of x on a fixed basis w: NNLS by coordinate
 // descent from zero, to a tight tolerance.
 // [[Rcpp::export]]

@@ -8,6 +8,7 @@
 #include "nmfkit/data.hpp"
 #include "nmfkit/loss.hpp"
 #include "nmfkit/nnls.hpp"
+#include "nmfkit/poisson_nnls.hpp"
 #include "nmfkit/init.hpp"
 #include "nmfkit/nmf.hpp"
 #include "nmfkit/weights.hpp"
