@@ -17,7 +17,7 @@
 #' smallest whose mean error is within one standard error (over folds) of
 #' that lowest.
 #'
-#' With `fraction` at most 0.05, no row or column of 100 entries or more
+#' With `fraction` at most 0.05, no row or column of 80 entries or more
 #' holds out more than 10 % of them (the held-out entries of a line above
 #' that, the last drawn, are released: a few of thousands), so the masked
 #' fits fill the held-out entries in with their prediction, at the cost of
@@ -407,13 +407,13 @@ draw_folds <- function(x, fraction, nfolds, zeros = NULL) {
 # was 15 ms per iteration against 0.9 ms. A fold of 5 % drawn at random
 # puts more than 10 % into some row of 200 about half the time, so for a
 # `fraction` up to half that share, the held-out entries of a line above it
-# are released (the last drawn; a few of thousands). Lines shorter than 100,
+# are released (the last drawn; a few of thousands). Lines shorter than 80,
 # or data whose missing entries already exceed it, are left as drawn.
 cv_fill_share <- 0.1
 cap_line_share <- function(f, x, fraction) {
   if (fraction > cv_fill_share / 2 || !length(f$i)) return(f)
   cap <- floor(cv_fill_share * c(ncol(x), nrow(x)))  # per row, per column
-  if (any(cap < 10)) return(f)
+  if (any(cap < 8)) return(f)
   if (inherits(x, "dgCMatrix")) {
     na <- is.na(x@x)
     na_r <- tabulate(x@i[na] + 1L, nrow(x))
