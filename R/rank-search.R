@@ -28,13 +28,14 @@
 #' [future.apply::future_vapply()] with `future.seed = TRUE`, so every
 #' `future::plan()` gives the same path.
 #'
-#' The held-out fits only score a rank, so they stop at a looser tolerance
-#' than a fit to keep: `tol = 1e-3` (or the control's own, when looser)
-#' instead of [nmf_control()]'s default `1e-4`. On the planted problems of
-#' `bench/rank-calibration.R` the search's choice at `1e-3` was the full
-#' grid's one-SE choice at `1e-4` on the same folds (`bench/rank-results.md`),
-#' in about 20 % less time (300 x 200, planted rank 8). The fit at the
-#' chosen rank runs to the control's tolerance.
+#' `tol` sets a looser tolerance for the held-out fits than the fit to
+#' keep, which saves time but can change the choice: on the 300 x 200
+#' planted rank-8 problem of `bench/rank.R` (Frobenius), `tol = 1e-3` took
+#' 20 % less time and chose as `1e-4` did; on planted rank-3 Poisson counts
+#' (`bench/rank-calibration.R`, 100 x 80, noise 0.1) it chose 8 and 6 in 2
+#' of 3 problems where the grid at `1e-4` chose 3 (the rank-3 fits stopped
+#' short). So by default (`NULL`) the held-out fits run to the control's
+#' tolerance.
 #'
 #' The path (every rank tried, its mean error, standard error and the round
 #' that tried it), the choice and the reason are kept in the fit as
@@ -45,9 +46,10 @@
 #' @param nfolds Number of folds, at least 2.
 #' @param fraction Fraction of the observed entries held out per fold, in
 #'   `(0, 0.5]`.
-#' @param tol The tolerance of the held-out fits ([nmf_control()]'s `tol`,
-#'   or the control's own when that is looser); `NULL` for the control's.
-#'   The fit at the chosen rank keeps the control's. See Details.
+#' @param tol `NULL` (the held-out fits run to [nmf_control()]'s `tol`) or
+#'   a tolerance for the held-out fits alone (the control's own when that
+#'   is looser); the fit at the chosen rank keeps the control's. See
+#'   Details.
 #' @param ... Unused; an argument given here is an error (a misspelling).
 #' @return An object of class `nmfkit_auto_rank`, for `rank`.
 #' @seealso [nmf_rank()] to score every rank of a grid.
@@ -61,7 +63,7 @@
 #' plot(fit$rank_search)
 #' @export
 auto_rank <- function(lo = 1L, hi = NULL, nfolds = 3L, fraction = 0.05,
-                      tol = 1e-3, ...) {
+                      tol = NULL, ...) {
   check_dots_empty()
   lo <- check_count(lo, min = 1)
   if (!is.null(hi)) {

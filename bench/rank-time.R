@@ -1,12 +1,12 @@
 # CPU seconds of one rank choice (issue 38, "search time"), one tool per
 # call so each runs in a fresh process: `nmf(x, rank = c(1, hi))` (auto:
-# the search at its held-out tolerance 1e-3; auto0: at the control's
-# 1e-4), the full grid `nmf_rank(x, 1:hi)`, RcppML 1.0's `k = "auto"`. The
+# the search, held-out fits at the control's tolerance 1e-4; auto3: at
+# `auto_rank(tol = 1e-3)`), the full grid `nmf_rank(x, 1:hi)`, RcppML 1.0's `k = "auto"`. The
 # planted problems of bench/rank.R (300 x 200, noise 0.1, seed 1), 1
 # thread. CPU (user) seconds, which a shared machine inflates less than
 # elapsed ones.
 #
-# Run: Rscript bench/rank-time.R k loss auto|auto0|grid|rcppml
+# Run: Rscript bench/rank-time.R k loss auto|auto3|grid|rcppml
 .libPaths(c(normalizePath("bench/lib-rcppml"), .libPaths()))
 suppressPackageStartupMessages(library(nmfkit))
 planted_rank <- function(k, m, n, noise, loss) {
@@ -34,7 +34,7 @@ q <- function(e) suppressWarnings(e)
 set.seed(1)
 t <- system.time(r <- switch(what,
   auto = q(nmf(x, rank = c(1, hi), loss = loss, control = ctl))$rank,
-  auto0 = q(nmf(x, rank = auto_rank(1, hi, tol = NULL), loss = loss,
+  auto3 = q(nmf(x, rank = auto_rank(1, hi, tol = 1e-3), loss = loss,
                 control = ctl))$rank,
   grid = q(nmf_rank(x, 1:hi, loss = loss, control = ctl))$best[["one_se"]],
   rcppml = ncol(RcppML::nmf(x, k = "auto", cv_k_range = c(2, hi), seed = 1,
