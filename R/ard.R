@@ -28,8 +28,14 @@
 #' (their sum replaced by its best rank-one approximation) and every
 #' removal of one is scored by the MAP objective; the best is made if it
 #' lowers the objective, and the iterations resume from there, until they
-#' converge with no move that lowers it. The objective never rises over
-#' the whole trace, moves included. Components whose
+#' converge with no move that lowers it. When none lowers it at once, each
+#' removal is refitted for 200 iterations and the best is kept if it ends
+#' lower: a component of the fit's own can carry a profile the planted
+#' components share (correlated components), which the others take over
+#' when it is removed, but not in one step (these refits are counted in
+#' `max_iter` and reported as `refit_iterations`, not in the trace). The
+#' objective never rises over the whole trace, moves included. Components
+#' whose
 #' relevance above the floor is at most `prune` times the largest are
 #' pruned: the returned model keeps the others, and its `rank` is the
 #' effective rank.
@@ -186,7 +192,8 @@ ard_refine <- function(model, x, ard, loss, control, call) {
     relevance = trace[, ncol(trace)], floor = scale_data(r$floor,
       -ard_lambda_power(ard$prior) * e),
     active = active, trace = trace, objective = r$loss, stage = r$stage,
-    moves = r$moves, iterations = r$iterations, status = r$status,
+    moves = r$moves, iterations = r$iterations,
+    refit_iterations = r$trial_iterations, status = r$status,
     first_stage = list(iterations = model$iterations, status = model$status),
     rank_max = k
   ), class = "nmfkit_ard")
@@ -216,140 +223,6 @@ ard_active <- function(lambda, floor, prune) {
   active
 }
 
-# The relevance iterations with moves between their runs. The
-# multiplicative steps find a local minimum of the MAP objective, and from
-# a random start at K > r components it is often one where a planted
-# component is split in two (the same row of H, two columns of W; both
-# halves carry signal, so neither falls to the floor): on rank-2 data
-# started at K = 6 the split fit ended at objective 1974 where the
-# unsplit one reaches 1349 (bench/README.md, "Rank"). So when a run
-# converges, every merge of two active components (their sum replaced by
-# its best rank-one approximation) and every removal of one is scored by
-# the objective, and the best move is made only if it lowers the
-# objective; the next run starts there. Each run's steps never raise the
-# objective, and neither does a move, so the whole trace never rises.
-# Returns the last run with the runs' traces joined: `stage` numbers the
-# run of each iteration, `moves` what was done between them.
-ard_search <- function(xs, W, H, ard, beta, a, b, phi, threads, control,
-                       chunk = 500L) {
-  m <- nrow(xs)
-  n <- ncol(xs)
-  k <- ncol(W)
-  cst <- if (ard$prior == "l1") m + n + a + 1 else (m + n) / 2 + a + 1
-  # the iterations run in chunks (a run restarted from its W, H continues
-  # it exactly: lambda is the closed form of W, H), with the moves tried
-  # after each, so a split is undone as soon as the merge pays
-  run <- function(W, H, iters) {
-    core_fit(xs, W, H, core_params(
-      "mu", list(threads = threads), beta = beta,
-      callback = progress_callback(control, total = ard$max_iter),
-      ard = list(prior = ard$prior, a = a, b = b, phi = phi,
-                 max_iter = iters, tol = ard$tol)))
-  }
-  objective <- function(W, H) {
-    none <- integer()
-    div <- r_divergence(xs, W, H, beta, threads, 1, none, none, double(),
-                        double())
-    div / phi + cst * sum(log(ard_norms(W, H, ard$prior) + b)) +
-      k * cst * (1 - log(cst))
-  }
-  runs <- list()
-  moves <- character()
-  at <- integer()
-  stage <- 1L
-  used <- 0L
-  repeat {
-    r <- run(W, H, min(chunk, ard$max_iter - used))
-    used <- used + as.integer(r$iterations)
-    r$stage <- rep(stage, r$iterations)
-    runs <- c(runs, list(r))
-    if (r$status %in% c("interrupted", "numerical_error")) break
-    W <- r$W
-    H <- r$H
-    act <- which(ard_active(r$lambda, r$floor, ard$prune))
-    best <- if (length(act) >= 2L && length(r$loss)) {
-      ard_best_move(r, act, objective, ard$prior)
-    }
-    # (the objective is in nats, so a margin of 1e-6 is scale-free)
-    if (!is.null(best) && best$objective < r$loss[length(r$loss)] - 1e-6) {
-      moves <- c(moves, best$what)
-      at <- c(at, used)
-      W <- best$W
-      H <- best$H
-      stage <- stage + 1L
-    } else if (r$status == "converged" || used >= ard$max_iter) {
-      break
-    }
-    if (used >= ard$max_iter) break
-  }
-  r$loss <- unlist(lapply(runs, `[[`, "loss"))
-  r$divergence <- unlist(lapply(runs, `[[`, "divergence"))
-  r$lambda_trace <- do.call(cbind, lapply(runs, `[[`, "lambda_trace"))
-  r$stage <- unlist(lapply(runs, `[[`, "stage"))
-  r$iterations <- used
-  r$moves <- moves
-  r
-}
-
-# The penalty's f of every component (ard.hpp's ard_norms()).
-ard_norms <- function(W, H, prior) {
-  if (prior == "l1") colSums(W) + rowSums(H) else
-    (colSums(W^2) + rowSums(H^2)) / 2
-}
-
-# Every merge of two active components and every removal of one, scored
-# by the objective; the lowest (NULL when none is finite).
-ard_best_move <- function(r, act, objective, prior) {
-  W <- r$W
-  H <- r$H
-  cand <- list()
-  for (j in act) {
-    W1 <- W
-    H1 <- H
-    W1[, j] <- 0
-    H1[j, ] <- 0
-    cand[[length(cand) + 1L]] <- list(W = W1, H = H1,
-                                     what = sprintf("removed %d", j))
-  }
-  pairs <- utils::combn(act, 2)
-  for (p in seq_len(ncol(pairs))) {
-    i <- pairs[1, p]
-    j <- pairs[2, p]
-    one <- rank_one_sum(W[, c(i, j)], H[c(i, j), ], prior)
-    W1 <- W
-    H1 <- H
-    W1[, i] <- one$w
-    H1[i, ] <- one$h
-    W1[, j] <- 0
-    H1[j, ] <- 0
-    cand[[length(cand) + 1L]] <- list(W = W1, H = H1,
-                                     what = sprintf("merged %d and %d", i, j))
-  }
-  obj <- vapply(cand, function(cd) objective(cd$W, cd$H), numeric(1))
-  if (!any(is.finite(obj))) return(NULL)
-  best <- which.min(replace(obj, !is.finite(obj), Inf))
-  c(cand[[best]], objective = obj[best])
-}
-
-# The best rank-one approximation of w1 h1' + w2 h2' (nonnegative: the
-# leading singular vectors of a nonnegative matrix are, Perron-Frobenius),
-# from the 2 x 2 core of the QR factors, scaled so that the prior's f is
-# smallest for the product (equal L1 norms for "l1", L2 norms for "l2").
-rank_one_sum <- function(W2, H2, prior) {
-  qw <- qr(W2)
-  qh <- qr(t(H2))
-  core <- qr.R(qw)[, order(qw$pivot), drop = FALSE] %*%
-    t(qr.R(qh)[, order(qh$pivot), drop = FALSE])
-  sv <- svd(core, nu = 1, nv = 1)
-  u <- abs(qr.Q(qw) %*% sv$u)
-  v <- abs(qr.Q(qh) %*% sv$v)
-  d <- sv$d[1]
-  nw <- if (prior == "l1") sum(u) else sqrt(sum(u^2))
-  nh <- if (prior == "l1") sum(v) else sqrt(sum(v^2))
-  s <- sqrt(d * nh / nw)
-  list(w = as.vector(u) * s, h = as.vector(v) * d / s)
-}
-
 # Relevances scale as c^(1/2) (L1: norms of factors) or c (L2: squares)
 # when the data scale by c.
 ard_lambda_power <- function(prior) if (prior == "l1") 0.5 else 1
@@ -364,6 +237,9 @@ print.nmfkit_ard <- function(x, ...) {
               format(x$dispersion, digits = 3), format(x$floor, digits = 3)))
   cat(sprintf("%d iteration%s (%s)", x$iterations,
               if (x$iterations == 1L) "" else "s", x$status))
+  if (isTRUE(x$refit_iterations > 0L)) {
+    cat(sprintf(", %d more refitting removals", x$refit_iterations))
+  }
   if (length(x$moves)) {
     cat(sprintf(" in %d runs, between them: %s", length(x$moves) + 1L,
                 paste(x$moves, collapse = "; ")))

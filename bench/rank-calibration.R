@@ -17,10 +17,19 @@
 # max_iter = 20000)). Each row is saved to bench/rank-calibration.rds as it
 # finishes, so a run cut short leaves its rows.
 #
-# Run: Rscript bench/rank-calibration.R [reps] [grid]
-#   grid "small" (rank 3, two noise levels), "issue38" (the default: ranks
-#   3, 10 and 30, noise 0.1 / 0.3 / 0.5 at rank 3, both losses, storages
-#   and designs at rank 3), "big" (ranks 3, 8, 20, every cell)
+# The search and the grid draw the same folds (the same seed before each:
+# the folds are the first draw of both), so "auto = grid" compares the
+# search with the full grid's one-SE rule on the same folds.
+#
+# Run: Rscript bench/rank-calibration.R [reps] [grid] [first seed]
+#   grid "small" (rank 3, two noise levels), "issue38" (ranks 3, 10 and
+#   30, noise 0.1 / 0.3 / 0.5 at rank 3, both losses, storages and designs
+#   at rank 3), "big" (ranks 3, 8, 20, every cell), "seeds" (the default:
+#   rank 3 at noise 0.1 and 0.3 in every loss, storage and design, rank 8
+#   dense at noise 0.1 both designs and losses; for several seeds per
+#   cell); seeds first .. first + reps - 1 (two processes can split them).
+#   Rscript bench/rank-calibration.R table [grid] prints the table of the
+#   rows saved so far by every run of that grid.
 suppressPackageStartupMessages({
   library(nmfkit)
   library(Matrix)
@@ -28,41 +37,25 @@ suppressPackageStartupMessages({
 args <- commandArgs(TRUE)
 # "table": only the table of the rows saved so far
 only_table <- length(args) && args[1] == "table"
-reps <- if (length(args) && !only_table) as.integer(args[1]) else 4L
-grid <- if (length(args) > 1) args[2] else "issue38"
+reps <- if (length(args) && !only_table) as.integer(args[1]) else 5L
+grid <- if (length(args) > 1) args[2] else "seeds"
+first <- if (length(args) > 2) as.integer(args[3]) else 1L
 
-planted <- function(k, m, n, noise, loss, design, sparse) {
-  zero <- if (sparse) 0.75 else 0.4
-  W0 <- matrix(rexp(m * k), m) * (runif(m * k) > zero)
-  if (design == "correlated") {
-    W0 <- 0.5 * rexp(m) + 0.5 * W0
-  }
-  H0 <- matrix(rexp(k * n), k) * (runif(k * n) > zero)
-  W0[cbind(seq_len(k), seq_len(k))] <- 1
-  H0[cbind(seq_len(k), seq_len(k))] <- 1
-  mu <- W0 %*% H0
-  mu <- mu * 10 / mean(mu)
-  x <- if (loss == "kl") {
-    s <- 10 / noise^2
-    matrix(rpois(m * n, mu * s / 10), m)
-  } else {
-    pmax(mu + noise * 10 * matrix(rnorm(m * n), m), 0) * (mu > 0 | !sparse)
-  }
-  if (sparse) Matrix(x, sparse = TRUE) else x
-}
+source("bench/rank-calibration-problems.R")
 
 one <- function(k, m, n, noise, loss, design, sparse, seed, hi) {
   set.seed(seed)
   x <- planted(k, m, n, noise, loss, design, sparse)
   ctl <- nmf_control(max_iter = 100)
   q <- function(e) suppressWarnings(e)
+  set.seed(seed + 10000)
   t_auto <- system.time(fa <- q(nmf(x, rank = c(1, hi), loss = loss,
                                     control = ctl)))[["elapsed"]]
   t_ard <- system.time(fd <- q(nmf(x, rank = min(2 * k + 2, k + 10, hi),
                                    loss = loss,
                                    ard = ard_prior("l1", max_iter = 20000),
                                    control = ctl)))[["elapsed"]]
-  set.seed(seed)
+  set.seed(seed + 10000)
   t_grid <- system.time(g <- q(nmf_rank(x, 1:hi, loss = loss,
                                         control = ctl)))[["elapsed"]]
   data.frame(k = k, m = m, n = n, noise = noise, loss = loss,
@@ -105,21 +98,23 @@ cells <- switch(grid,
   big = unique(rbind(small, expand.grid(
     k = c(3, 8, 20), noise = c(0.1, 0.3, 0.5), loss = c("frobenius", "kl"),
     design = c("independent", "correlated"), sparse = c(FALSE, TRUE),
-    stringsAsFactors = FALSE))))
-dims <- function(k) {
-  if (k >= 20) list(m = 300, n = 200, hi = 40) else
-    if (k >= 8) list(m = 150, n = 120, hi = 2 * k) else
-      list(m = 100, n = 80, hi = 10)
-}
+    stringsAsFactors = FALSE))),
+  seeds = rbind(
+    expand.grid(k = 3, noise = c(0.1, 0.3), loss = c("frobenius", "kl"),
+                design = c("independent", "correlated"),
+                sparse = c(FALSE, TRUE), stringsAsFactors = FALSE),
+    expand.grid(k = 8, noise = 0.1, loss = c("frobenius", "kl"),
+                design = c("independent", "correlated"), sparse = FALSE,
+                stringsAsFactors = FALSE)))
+if (only_table) grid <- if (length(args) > 1) args[2] else "seeds"
 if (!only_table) cat(sprintf("rank calibration (%s, %d replicate%s): %s; load average %s\n",
             grid, reps, if (reps == 1) "" else "s", format(Sys.time()),
             paste(readLines("/proc/loadavg"), collapse = " ")))
 out <- NULL
-rds <- if (grid %in% c("issue38", "small", "big")) "bench/rank-calibration.rds" else
-  sprintf("bench/rank-calibration-%s.rds", grid)
+rds <- sprintf("bench/rank-calibration-%s-%d.rds", grid, first)
 if (only_table) {
-  # every run's rows (a cell run twice counts once)
-  files <- Sys.glob("bench/rank-calibration*.rds")
+  # every run's rows of the grid (a problem run twice counts once)
+  files <- Sys.glob(sprintf("bench/rank-calibration-%s-*.rds", grid))
   out <- do.call(rbind, lapply(files, readRDS))
   out <- out[!duplicated(out[c("k", "noise", "loss", "design", "sparse",
                                "seed")]), ]
@@ -128,7 +123,7 @@ if (only_table) {
 for (i in seq_len(nrow(cells))) {
   cl <- cells[i, ]
   d <- dims(cl$k)
-  for (s in seq_len(reps)) {
+  for (s in first - 1L + seq_len(reps)) {
     r <- one(cl$k, d$m, d$n, cl$noise, cl$loss, cl$design, cl$sparse, s,
              d$hi)
     message(paste(format(r), collapse = " "))
@@ -141,15 +136,18 @@ agg <- aggregate(cbind(auto = auto == k, ard = ard == k, grid = grid == k,
                        size = grid_size, t_auto = t_auto, t_ard = t_ard,
                        t_grid = t_grid) ~ k + loss + sparse + design + noise,
                  data = out, FUN = mean)
+agg$problems <- aggregate(seed ~ k + loss + sparse + design + noise,
+                          data = out, FUN = length)$seed
 agg <- agg[order(agg$k, agg$loss, agg$sparse, agg$design, agg$noise), ]
 fmt <- function(v, d = 2) formatC(v, format = "f", digits = d)
-cat("| k | loss | storage | design | noise | auto | ARD | grid | auto = grid | ranks tried / grid | time auto / ARD / grid (s) |\n")
-cat("|---|---|---|---|---|---|---|---|---|---|---|\n")
+cat("| k | loss | storage | design | noise | problems | auto | ARD | grid | auto = grid | ranks tried / grid | time auto / ARD / grid (s) |\n")
+cat("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 for (i in seq_len(nrow(agg))) {
   a <- agg[i, ]
-  cat(sprintf("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %d | %s / %s / %s |\n",
+  cat(sprintf("| %d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s / %d | %s / %s / %s |\n",
               a$k, a$loss, if (a$sparse) "sparse" else "dense", a$design,
-              a$noise, fmt(a$auto), fmt(a$ard), fmt(a$grid), fmt(a$same),
+              a$noise, as.integer(a$problems), fmt(a$auto), fmt(a$ard),
+              fmt(a$grid), fmt(a$same),
               fmt(a$tried, 1), as.integer(a$size), fmt(a$t_auto),
               fmt(a$t_ard), fmt(a$t_grid)))
 }

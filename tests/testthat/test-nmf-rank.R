@@ -39,6 +39,25 @@ test_that("folds are disjoint, in proportion for sparse data, cover rows", {
   }
 })
 
+test_that("no row or column of a 5 % fold holds out more than 10 %", {
+  # so the masked fits fill the held-out entries in (masked.hpp's
+  # kFewMissing) instead of solving every line's own system
+  set.seed(5)
+  x <- matrix(runif(300 * 200), 300)
+  capped <- 0
+  for (s in 1:5) {
+    for (f in draw_folds(x, 0.05, 3)) {
+      expect_lte(max(tabulate(f$i, 300)), 20)
+      expect_lte(max(tabulate(f$j, 200)), 30)
+      capped <- capped + (length(f$i) < 3000)
+      # a few entries released at most
+      expect_gt(length(f$i), 2950)
+    }
+  }
+  # drawn at random, some folds exceed it
+  expect_gt(capped, 0)
+})
+
 test_that("cv works on sparse data and data with NA; methods run", {
   p <- planted_nmf(50, 40, 3, seed = 13)
   xs <- Matrix::Matrix(p$x, sparse = TRUE)
