@@ -24,41 +24,10 @@
 namespace nmfkit {
 namespace detail {
 
-/// How the step beta moves (Ang & Gillis's Algorithm 1): times `grow` (their
-/// gamma) after an accepted push, up to beta_max, which grows by `cap_grow`
-/// (gamma_bar) up to `cap`; divided by `shrink` (eta) after a rejected one,
-/// beta_max then falling to the last accepted step. The defaults are their
-/// parameters (beta0 = 0.5, eta = 1.5, gamma = 1.01, gamma_bar = 1.005).
-struct ExtrapolationRule {
-  double grow = 1.01, shrink = 1.5, cap_grow = 1.005, cap = 1.0;
-};
-
-/// The rule of the divergence fits (divergence.hpp, stream_divergence.hpp):
-/// under KL, fastTopics' faster growth (beta times 1.1, beta_max times 1.05
-/// up to 0.99, divided by 4/3 on a restart; Carbonetto et al.'s
-/// fit_poisson_nmf() defaults). Measured on bench/kl.R's problems at rank
-/// 10 from init_poisson_nmf(), coordinate descent: iterations to
-/// fastTopics' 100-iteration divergence x (1 + 1e-4) 42 -> 24 (planted
-/// counts) and 73 -> 67 (pbmc_facs), and a lower divergence after 60 and
-/// 110 iterations on both (bench/README.md); growth 1.05-1.3 gave 24-27 on
-/// the planted problem, several coordinate passes per update more
-/// iterations' work, not less. Other betas keep Ang and Gillis's rule (not
-/// measured).
-inline ExtrapolationRule divergence_extrapolation(double beta) {
-  ExtrapolationRule r;
-  if (beta == 1.0) {
-    r.grow = 1.1;
-    r.shrink = 4.0 / 3.0;
-    r.cap_grow = 1.05;
-    r.cap = 0.99;
-  }
-  return r;
-}
-
-/// Ang & Gillis's extrapolation parameters and restart rule.
+/// Ang & Gillis's extrapolation parameters and restart rule (their
+/// Algorithm 1 with beta0 = 0.5, eta = 1.5, gamma = 1.01, gamma_bar = 1.005).
 struct Extrapolation {
-  ExtrapolationRule rule;
-  double beta = 0.5, beta_max = rule.cap, beta_prev = 0.5;
+  double beta = 0.5, beta_max = 1.0, beta_prev = 0.5;
   double best = INFINITY;  // the objective of the current plain iterate
   /// After an iteration with objective e: true accepts it (beta grows), false
   /// rejects it (beta shrinks; restart from the plain iterate). An iteration
@@ -68,13 +37,13 @@ struct Extrapolation {
   bool accept(double e, bool pushed) {
     if (pushed && e > best) {
       beta_max = beta_prev;
-      beta /= rule.shrink;
+      beta /= 1.5;
       return false;
     }
     best = e;
     beta_prev = beta;
-    beta = std::min(beta_max, rule.grow * beta);
-    beta_max = std::min(rule.cap, rule.cap_grow * beta_max);
+    beta = std::min(beta_max, 1.01 * beta);
+    beta_max = std::min(1.0, 1.005 * beta_max);
     return true;
   }
 };
@@ -90,11 +59,7 @@ enum class Verdict { restart, keep, push };
 /// last stretch to `tol` runs plain).
 class Extrapolator {
  public:
-  explicit Extrapolator(double tol, ExtrapolationRule rule = {})
-      : sqrt_tol_(std::sqrt(tol)) {
-    ex_.rule = rule;
-    ex_.beta_max = rule.cap;
-  }
+  explicit Extrapolator(double tol) : sqrt_tol_(std::sqrt(tol)) {}
   /// The step of the last push (set by judge()).
   double beta() const { return ex_.beta; }
   /// Whether the next accepted iteration pushes.

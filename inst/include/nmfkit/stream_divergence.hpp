@@ -199,7 +199,7 @@ DivResult nmf_divergence_streamed(Source& source, const Mat& w, const Mat& h,
     wnum_plain = wnum;
     wden_plain = wden;
   }
-  detail::Extrapolator ex(p.tol, detail::divergence_extrapolation(p.beta));
+  detail::Extrapolator ex(p.tol);
   RelativeTest test(p.tol, p.reference_violation);
   auto step = [&](int) {
     StepOutcome o;
