@@ -132,7 +132,8 @@ scan_blocks <- function(x, budget = NULL, call = rlang::caller_env()) {
       16L
     }
     len <- as.integer(min(len, n - start))
-    block <- read(start, len)
+    read$collect()
+    block <- read$read(start, len)
     s <- scan_data(block)
     if (isFALSE(s$valid)) {
       abort_nmfkit(c("The data are not a valid sparse matrix.",
@@ -159,10 +160,10 @@ scan_blocks <- function(x, budget = NULL, call = rlang::caller_env()) {
 
 # The bytes a column of a blocks object costs while a pass holds it: for
 # sparse blocks of `nnz` stored entries per column, 6 copies of 12 bytes
-# per entry (the read and its conversion in R; the glue's copies of the
-# block being computed and of the next one, read meanwhile, RSource in
-# src/r_data.h; the computation's copy and transpose); for dense blocks,
-# 3 copies of the m doubles of a column (the read, the glue's two) and a
+# per entry (the read and its conversion; the block being computed and the
+# next one, read meanwhile, RSource in src/r_data.h; the computation's copy
+# and transpose; the garbage of the last); for dense blocks, 3 copies of
+# the m doubles of a column (the read, the block computed, the next) and a
 # divergence's sparse copy and transpose of its nonzeros. A block read in
 # the other form than its source stores (read_cols(): dense_as_dgc() of a
 # dense read, as.matrix() of a sparse one) also holds the read itself.
@@ -201,35 +202,47 @@ block_budget <- function(x, budget = NULL) {
 # past the budget: one collection per budget's worth of data, not per
 # block. The collection is of the young generation only (`full = FALSE`,
 # about 10 ms, where a full one takes a second with the Bioconductor
-# packages loaded): enough, because every caller drops its block before
+# packages loaded): enough where the caller drops its block before
 # reading the next, so no collection sees a block alive and ages it (the
-# fit's glue copies each block out of R as soon as it is read, RSource in
-# src/r_data.h). Budgets below 4 MB collect every 4 MB.
-# `on_error(e, j0, len)`, if given, handles an error of the read: a
-# tryCatch() around the reader would itself be alive at the collection,
-# and its promise, aged, would keep the block it receives past the next
-# young collection.
+# R loops here; not yet the fit's glue, RSource in src/r_data.h, which
+# holds the block being computed while the next is read). Budgets below
+# 4 MB collect every 4 MB.
+# `on_error(e, j0, len)`, if given, handles an error of the read. Returns
+# list(read = function(j0, len), collect = function()): a caller calls
+# collect() before each read, when it no longer holds the last block, in a
+# call of its own. Why apart: a collection ages what is alive, and an aged
+# frame or promise that then receives the new block keeps it alive through
+# the next young collection (a tryCatch() or an argument around the read,
+# the reader's own frame).
 block_reader <- function(x, budget = NULL, on_error = NULL) {
   read <- if (is.null(on_error)) read_cols else function(x, j0, len) {
     tryCatch(read_cols(x, j0, len), error = function(e) on_error(e, j0, len))
   }
   # (data in memory, the online fit's, are held whole anyway)
-  if (!is_delayed(x$src)) return(function(j0, len) read(x, j0, len))
+  if (!is_delayed(x$src)) {
+    return(list(read = function(j0, len) read(x, j0, len),
+                collect = function() invisible()))
+  }
   limit <- max(block_budget(x, budget), 2^22)
   since <- 0  # bytes read since the last collection
   last <- 0   # what the last block cost
-  function(j0, len) {
-    if (since > 0 && since + last > limit) {
-      gc(verbose = FALSE, full = FALSE)
-      since <<- 0
-    }
-    block <- read(x, j0, len)
-    nnz <- if (is.matrix(block)) as.double(nrow(block)) * len else
-      length(block@x)
-    last <<- sum(block_cost(x, rep(nnz / len, len)))
-    since <<- since + last
-    block
-  }
+  per_col <- if (is.null(x$nnz)) NULL else x$nnz / ncol(x)
+  list(
+    read = function(j0, len) {
+      # (the cost from the scan's density, or the columns' counts: no
+      # binding of the block here)
+      nnz <- per_col %||% (known_col_nnz(x)[j0 + seq_len(len)] %||% nrow(x))
+      last <<- sum(block_cost(x, rep_len(nnz, len)))
+      since <<- since + last
+      read(x, j0, len)
+    },
+    collect = function() {
+      if (since > 0 && since + last > limit) {
+        gc(verbose = FALSE, full = FALSE)
+        since <<- 0
+      }
+      invisible()
+    })
 }
 
 # The stored entries of each column, when the source tells them without a

@@ -110,9 +110,11 @@ frobenius_terms.nmfkit_blocks <- function(x, W, H) {
   wtx_h <- 0
   for (b in seq_along(layout$start)) {
     cols <- layout$start[b] + seq_len(layout$len[b])
-    block <- read(layout$start[b], layout$len[b])
+    read$collect()
+    block <- read$read(layout$start[b], layout$len[b])
     wtx_h <- wtx_h + sum(H[, cols, drop = FALSE] *
                            as.matrix(Matrix::crossprod(W, block)))
+    rm(block)
   }
   x2 <- x$x2 * 4^(-e)
   list(err = x2 - 2 * wtx_h + sum(crossprod(W) * tcrossprod(H)), x2 = x2,
@@ -201,7 +203,10 @@ run_streamed <- function(x, start, method, control, penalty, fixed,
                          stored, beta = 2) {
   layout <- block_layout(x, control$block_size)
   reader <- block_reader(x, control$block_size)
-  read <- function(b) reader(layout$start[b], layout$len[b])
+  read <- function(b) {
+    reader$collect()
+    reader$read(layout$start[b], layout$len[b])
+  }
   pass <- if (!inherits(future::plan(), "sequential")) {
     function(plan, H, H_plain) {
       stream_pass(x, layout, plan, H, H_plain, control$threads)
@@ -224,11 +229,15 @@ zero_fits.default <- function(x, W, H) r_zero_fits(x, W, H)
 zero_fits.nmfkit_blocks <- function(x, W, H) {
   layout <- block_layout(x)
   read <- block_reader(x)
-  sum(vapply(seq_along(layout$start), function(b) {
+  bad <- 0
+  for (b in seq_along(layout$start)) {
     cols <- layout$start[b] + seq_len(layout$len[b])
-    r_zero_fits(read(layout$start[b], layout$len[b]), W,
-                H[, cols, drop = FALSE])
-  }, numeric(1)))
+    read$collect()
+    block <- read$read(layout$start[b], layout$len[b])
+    bad <- bad + r_zero_fits(block, W, H[, cols, drop = FALSE])
+    rm(block)
+  }
+  bad
 }
 
 # One pass as futures: block b's columns of H (and of the plain iterate,
@@ -279,7 +288,10 @@ batch_layout <- function(x, batch_size = NULL) {
 run_online <- function(x, start, control, penalty, fixed, stored) {
   layout <- batch_layout(x, control$batch_size)
   reader <- block_reader(x, control$block_size)
-  read <- function(b) reader(layout$start[b], layout$len[b])
+  read <- function(b) {
+    reader$collect()
+    reader$read(layout$start[b], layout$len[b])
+  }
   engine <- control
   if (is.null(engine$inner)) engine$inner <- "auto"
   stream <- stream_params(x, layout, stored, read,
@@ -309,9 +321,13 @@ stream_params <- function(x, layout, stored, read, pass = NULL,
 solve_columns.nmfkit_blocks <- function(x, solve, budget = NULL) {
   layout <- block_layout(x, budget)
   read <- block_reader(x, budget)
-  parts <- lapply(seq_along(layout$start), function(b) {
-    solve(read(layout$start[b], layout$len[b]))
-  })
+  parts <- vector("list", length(layout$start))
+  for (b in seq_along(layout$start)) {
+    read$collect()
+    block <- read$read(layout$start[b], layout$len[b])
+    parts[[b]] <- solve(block)
+    rm(block)
+  }
   h <- do.call(cbind, parts)
   dimnames(h) <- NULL
   h

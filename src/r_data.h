@@ -125,46 +125,49 @@ class RSource : public nmfkit::SourceTotals {
   // f(j0, len, data) for every block, read through R in turn. Block b is
   // worked on in a second thread while this (R's) thread reads block b + 1:
   // reading and computing overlap. Only this thread calls R (reading,
-  // interrupts); the worker gets a copy of the block in C++ memory (one of
-  // two, reused), and the block's R object is dropped as soon as it is
-  // copied. Why: R frees a block only at a garbage collection, and a block
-  // still referenced when one runs survives into an older generation,
-  // which only R's full collections free (a second each with the
-  // Bioconductor packages loaded); dropped before the next read, it is
-  // young garbage that the reader's quick collections free
-  // (block_reader(), R/stream-read.R), so a pass holds its budget.
+  // interrupts); the worker gets Eigen views of the block, which stays
+  // protected until the worker is joined.
   template <class F>
   bool for_blocks(F&& f) {
     Rcpp::Function read(read_);
     const R_xlen_t nb = start_.size();
     if (nb == 0) return true;
     if (hooks_.check_interrupt()) return false;
-    Block copies[2];
-    fetch(read, 0, copies[0]);
+    Rcpp::RObject cur = read(1);
+    check_block(cur, len_[0]);
     for (R_xlen_t b = 0; b < nb; ++b) {
       const Index j0 = start_[b], len = len_[b];
-      const Block& cur = copies[b % 2];
+      const bool sparse = Rf_isS4(cur);
+      std::optional<MapSp> sp;
+      std::optional<MapMat> dn;
+      if (sparse) {
+        sp.emplace(Rcpp::as<MapSp>(cur));
+      } else {
+        dn.emplace(Rcpp::as<MapMat>(cur));
+      }
       std::exception_ptr failed;
       std::thread worker([&]() {
         try {
-          if (cur.sparse) {
-            const MapSp map(m_, len, static_cast<Index>(cur.x.size()),
-                            cur.p.data(), cur.i.data(), cur.x.data());
-            const nmfkit::SparseData<MapSp> x(map, threads_, false);
+          if (sparse) {
+            const nmfkit::SparseData<MapSp> x(*sp, threads_, false);
             f(j0, len, x);
           } else {
-            const nmfkit::DenseData x(cur.dense);
+            const nmfkit::DenseData x(*dn);
             f(j0, len, x);
           }
         } catch (...) {
           failed = std::current_exception();
         }
       });
+      Rcpp::RObject next;
       bool stop = false;
       try {
         if (b + 1 < nb) {
           stop = hooks_.check_interrupt();
-          if (!stop) fetch(read, b + 1, copies[(b + 1) % 2]);
+          if (!stop) {
+            next = read(static_cast<int>(b + 2));
+            check_block(next, len_[b + 1]);
+          }
         }
       } catch (...) {
         worker.join();
@@ -173,6 +176,7 @@ class RSource : public nmfkit::SourceTotals {
       worker.join();
       if (failed) std::rethrow_exception(failed);
       if (stop) return false;
+      cur = next;
     }
     return true;
   }
@@ -185,31 +189,6 @@ class RSource : public nmfkit::SourceTotals {
   }
 
  private:
-  // A block in C++ memory: compressed columns, or dense.
-  struct Block {
-    bool sparse = false;
-    std::vector<int> p, i;
-    std::vector<double> x;
-    Mat dense;
-  };
-
-  // Reads block b (0-based) through R into `out`; the R object is released
-  // on return.
-  void fetch(Rcpp::Function& read, R_xlen_t b, Block& out) const {
-    Rcpp::RObject obj = read(static_cast<int>(b + 1));
-    check_block(obj, len_[b]);
-    out.sparse = Rf_isS4(obj);
-    if (out.sparse) {
-      const MapSp xs = Rcpp::as<MapSp>(obj);
-      const Index nnz = xs.nonZeros();
-      out.p.assign(xs.outerIndexPtr(), xs.outerIndexPtr() + xs.cols() + 1);
-      out.i.assign(xs.innerIndexPtr(), xs.innerIndexPtr() + nnz);
-      out.x.assign(xs.valuePtr(), xs.valuePtr() + nnz);
-    } else {
-      out.dense = Rcpp::as<MapMat>(obj);
-    }
-  }
-
   void check_block(SEXP block, Index len) const {
     const bool sparse = Rf_isS4(block);
     if (!sparse && !(Rf_isMatrix(block) && Rf_isReal(block)))
