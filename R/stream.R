@@ -32,6 +32,9 @@ as_blocks.DelayedMatrix <- function(x, arg, call, allow_zero_matrix = FALSE,
                  "empty", call = call)
   }
   blocks <- new_blocks(x)
+  # every later read of the blocks (the fit's passes, its start check,
+  # predict(), summary()) holds the budget the scan held
+  blocks$budget <- budget
   scan <- scan_blocks(blocks, budget, call = call)
   if (!scan$finite) {
     abort_nmfkit(c("{.arg {arg}} must have finite entries.",
@@ -103,12 +106,15 @@ frobenius_terms.nmfkit_blocks <- function(x, W, H) {
   W <- scale_data(W, e %/% 2)
   H <- scale_data(H, e - e %/% 2)
   layout <- block_layout(x)
+  read <- block_reader(x)
   wtx_h <- 0
   for (b in seq_along(layout$start)) {
     cols <- layout$start[b] + seq_len(layout$len[b])
-    block <- read_cols(x, layout$start[b], layout$len[b])
+    read$collect()
+    block <- read$read(layout$start[b], layout$len[b])
     wtx_h <- wtx_h + sum(H[, cols, drop = FALSE] *
                            as.matrix(Matrix::crossprod(W, block)))
+    rm(block)
   }
   x2 <- x$x2 * 4^(-e)
   list(err = x2 - 2 * wtx_h + sum(crossprod(W) * tcrossprod(H)), x2 = x2,
@@ -136,181 +142,6 @@ print.nmfkit_blocks <- function(x, ...) {
   cat(sprintf("<%d x %d %s matrix read in blocks>\n", nrow(x), ncol(x),
               class(x$src)[1]))
   invisible(x)
-}
-
-# Columns j0 + 1, ..., j0 + len of a blocks object (of its kept lines,
-# `rows` and `cols` when set) as a double matrix or a dgCMatrix (as its
-# `sparse` says), at the scale x / 2^e.
-read_cols <- function(x, j0, len) {
-  idx <- j0 + seq_len(len)
-  cols <- if (is.null(x$cols)) idx else x$cols[idx]
-  block <- read_source(x$src, cols, x$src_sparse)
-  if (!is.null(x$rows)) block <- block[x$rows, , drop = FALSE]
-  if (is.matrix(block)) {
-    if (!is.double(block)) storage.mode(block) <- "double"
-    dimnames(block) <- NULL
-    if (x$sparse) block <- dense_as_dgc(block)
-  } else {
-    block@Dimnames <- list(NULL, NULL)
-    if (!x$sparse) block <- as.matrix(block)
-  }
-  scale_data(block, x$e)
-}
-
-# Columns `cols` (increasing) of src: a matrix in memory is subset; a
-# DelayedMatrix is read through DelayedArray's extract_array() /
-# extract_sparse_array(), which apply delayed operations to the block only.
-# Two pristine seeds are read directly, 3-4 times faster (the generic path
-# builds a SparseArraySeed and converts it): a dgCMatrix seed is subset, and
-# a TENxMatrix's compressed columns (its `indptr_ranges`) are read as one
-# hyperslab of `data` and of `indices` with rhdf5.
-read_source <- function(src, cols, sparse) {
-  if (!is_delayed(src)) return(src[, cols, drop = FALSE])
-  pristine <- DelayedArray::isPristine(src)
-  if (pristine) {
-    seed <- DelayedArray::seed(src)
-    if (inherits(seed, "dgCMatrix")) return(seed[, cols, drop = FALSE])
-    if (inherits(seed, "TENxMatrixSeed")) return(read_tenx_cols(seed, cols))
-  }
-  if (sparse) {
-    return(methods::as(
-      DelayedArray::extract_sparse_array(src, list(NULL, cols)), "dgCMatrix"))
-  }
-  DelayedArray::extract_array(src, list(NULL, cols))
-}
-
-# Columns `cols` (increasing) of a TENxMatrixSeed as a dgCMatrix: the range
-# they span is one hyperslab of the 10x layout's `data` and `indices`.
-read_tenx_cols <- function(seed, cols) {
-  lo <- cols[1]
-  hi <- cols[length(cols)]
-  ranges <- seed@indptr_ranges
-  widths <- ranges$width[lo:hi]
-  first <- ranges$start[lo]
-  total <- sum(widths)
-  group <- seed@group
-  # HDF5Array's own reads may have switched rhdf5's error handling off
-  # (Debian's HDF5Array 1.26; see read_tenx())
-  rhdf5::h5errorHandling("normal")
-  read <- function(name) {
-    if (total == 0) return(numeric(0))
-    as.vector(rhdf5::h5read(seed@filepath, paste0(group, "/", name),
-                            start = first, count = total))
-  }
-  # slots set one by one, without new()'s validObject(): a corrupt file's
-  # block (indices past nrow, unsorted) reaches scan_blocks(), whose
-  # compiled scan reports it as a classed error, instead of failing here
-  # with "invalid class" (read_tenx() checks a file's layout when opening)
-  block <- methods::new("dgCMatrix")
-  block@Dim <- c(as.integer(seed@dim[1]), length(widths))
-  block@p <- as.integer(c(0, cumsum(widths)))
-  block@i <- as.integer(read("indices"))
-  block@x <- as.double(read("data"))
-  if (length(cols) < length(widths) && isTRUE(r_dgc_scan(block)$valid)) {
-    block <- block[, cols - lo + 1L, drop = FALSE]
-  }
-  block
-}
-
-# The column blocks of a blocks object: 0-based starts and lengths. A
-# block is a whole number of the chunks of the core's H update (the chunk
-# length of n columns: at least 16, at most 64 chunks, as
-# detail::chunk_length()), so a streamed HALS update stops its inner
-# passes where the in-memory one does; as many chunks as fit in `budget`
-# bytes (an estimate of the block, its sparse transpose and the reading's
-# copies), at least one.
-block_layout <- function(x, budget = NULL) {
-  m <- nrow(x)
-  n <- ncol(x)
-  budget <- budget %||% DelayedArray::getAutoBlockSize()
-  chunk <- max(16, ceiling(n / 64))
-  per_col <- block_cost(x, x$nnz / n)
-  chunks <- max(1, floor(budget / (per_col * chunk)))
-  len <- min(n, chunk * chunks)
-  start <- seq(0, n - 1, by = len)
-  list(start = as.integer(start),
-       len = as.integer(pmin(len, n - start)))
-}
-
-# One read of every block: finite, min, max, the rows and columns with a
-# nonzero entry (as scan_data()), and the totals sum, x2 (sum of squares)
-# and nnz. Interruptible between blocks. The blocks hold about `budget`
-# bytes (block_cost()) before their number of nonzeros is known: a
-# TENxMatrix's columns tell theirs (its index pointers); other sparse data
-# start with a block of 16 columns and size each next block by the densest
-# block read so far (times 2, against denser columns ahead).
-scan_blocks <- function(x, budget = NULL, call = rlang::caller_env()) {
-  budget <- budget %||% DelayedArray::getAutoBlockSize()
-  m <- nrow(x)
-  n <- ncol(x)
-  col_nnz <- known_col_nnz(x)
-  out <- list(finite = TRUE, min = Inf, max = -Inf,
-              rows = logical(m), cols = logical(n), sum = 0, x2 = 0,
-              nnz = 0)
-  start <- 0L
-  density <- NULL  # nonzeros per column, the densest block's so far
-  while (start < n) {
-    len <- if (!is.null(col_nnz)) {
-      # as many columns as the budget holds, at least one
-      cost <- cumsum(block_cost(x, col_nnz[(start + 1L):n]))
-      max(1L, sum(cost <= budget))
-    } else if (!x$sparse || !is.null(density)) {
-      max(1L, floor(budget / block_cost(x, 2 * max(density, 1))))
-    } else {
-      16L
-    }
-    len <- as.integer(min(len, n - start))
-    block <- tryCatch(
-      read_cols(x, start, len),
-      error = function(e) {
-        abort_nmfkit(c("The data cannot be read.",
-                       "x" = "Reading columns {start + 1} to {start + len} of the {.cls {class(x$src)[1]}} failed: {conditionMessage(e)}"),
-                     "read", call = call)
-      })
-    s <- scan_data(block)
-    if (isFALSE(s$valid)) {
-      abort_nmfkit(c("The data are not a valid sparse matrix.",
-                     "x" = "Columns {start + 1} to {start + len} have row indices out of range or out of order."),
-                   "sparse", call = call)
-    }
-    vals <- if (is.matrix(block)) block else block@x
-    out$finite <- out$finite && s$finite
-    if (!s$finite) return(out)
-    nnz <- sum(vals != 0)
-    density <- max(density, nnz / len)
-    out$min <- min(out$min, s$min)
-    out$max <- max(out$max, s$max)
-    out$rows <- out$rows | s$rows
-    out$cols[start + seq_len(len)] <- s$cols
-    out$sum <- out$sum + sum(vals)
-    out$x2 <- out$x2 + sum(vals * vals)
-    out$nnz <- out$nnz + nnz
-    rm(block, vals)
-    start <- start + len
-  }
-  out
-}
-
-# The bytes a column of a blocks object costs while it is read: 3 copies
-# of 12 bytes per stored entry (the read, its conversion, the sparse
-# transpose) for sparse blocks of `nnz` stored entries per column; 2
-# copies of the m doubles of a dense column.
-block_cost <- function(x, nnz) {
-  if (x$sparse) 3 * 12 * pmax(nnz, 1) else rep(2 * 8 * nrow(x), length(nnz))
-}
-
-# The stored entries of each column, when the source tells them without a
-# read (a pristine TENxMatrix: its index pointers); else NULL.
-known_col_nnz <- function(x) {
-  src <- x$src
-  if (!is_delayed(src) || !DelayedArray::isPristine(src) ||
-      !is.null(x$rows)) {
-    return(NULL)
-  }
-  seed <- DelayedArray::seed(src)
-  if (!inherits(seed, "TENxMatrixSeed")) return(NULL)
-  w <- as.double(seed@indptr_ranges$width)
-  if (is.null(x$cols)) w else w[x$cols]
 }
 
 # The source methods of a blocks object (source.R's generics).
@@ -371,7 +202,11 @@ kept_lines.nmfkit_blocks <- function(x, keep) {
 run_streamed <- function(x, start, method, control, penalty, fixed,
                          stored, beta = 2) {
   layout <- block_layout(x, control$block_size)
-  read <- function(b) read_cols(x, layout$start[b], layout$len[b])
+  reader <- block_reader(x, control$block_size)
+  read <- function(b) {
+    reader$collect()
+    reader$read(layout$start[b], layout$len[b])
+  }
   pass <- if (!inherits(future::plan(), "sequential")) {
     function(plan, H, H_plain) {
       stream_pass(x, layout, plan, H, H_plain, control$threads)
@@ -393,11 +228,16 @@ zero_fits.default <- function(x, W, H) r_zero_fits(x, W, H)
 #' @export
 zero_fits.nmfkit_blocks <- function(x, W, H) {
   layout <- block_layout(x)
-  sum(vapply(seq_along(layout$start), function(b) {
+  read <- block_reader(x)
+  bad <- 0
+  for (b in seq_along(layout$start)) {
     cols <- layout$start[b] + seq_len(layout$len[b])
-    r_zero_fits(read_cols(x, layout$start[b], layout$len[b]), W,
-                H[, cols, drop = FALSE])
-  }, numeric(1)))
+    read$collect()
+    block <- read$read(layout$start[b], layout$len[b])
+    bad <- bad + r_zero_fits(block, W, H[, cols, drop = FALSE])
+    rm(block)
+  }
+  bad
 }
 
 # One pass as futures: block b's columns of H (and of the plain iterate,
@@ -447,7 +287,11 @@ batch_layout <- function(x, batch_size = NULL) {
 # and a last pass solving H given the final W.
 run_online <- function(x, start, control, penalty, fixed, stored) {
   layout <- batch_layout(x, control$batch_size)
-  read <- function(b) read_cols(x, layout$start[b], layout$len[b])
+  reader <- block_reader(x, control$block_size)
+  read <- function(b) {
+    reader$collect()
+    reader$read(layout$start[b], layout$len[b])
+  }
   engine <- control
   if (is.null(engine$inner)) engine$inner <- "auto"
   stream <- stream_params(x, layout, stored, read,
@@ -476,9 +320,14 @@ stream_params <- function(x, layout, stored, read, pass = NULL,
 #' @export
 solve_columns.nmfkit_blocks <- function(x, solve, budget = NULL) {
   layout <- block_layout(x, budget)
-  parts <- lapply(seq_along(layout$start), function(b) {
-    solve(read_cols(x, layout$start[b], layout$len[b]))
-  })
+  read <- block_reader(x, budget)
+  parts <- vector("list", length(layout$start))
+  for (b in seq_along(layout$start)) {
+    read$collect()
+    block <- read$read(layout$start[b], layout$len[b])
+    parts[[b]] <- solve(block)
+    rm(block)
+  }
   h <- do.call(cbind, parts)
   dimnames(h) <- NULL
   h

@@ -26,8 +26,20 @@
 # 5 iterations took 30 minutes; the peak is reached in the first pass.
 args <- commandArgs(TRUE)
 data_dir <- file.path("bench", "data")
-sparse_path <- file.path(data_dir, "mem-20000x20000.h5")
-dense_path <- file.path(data_dir, "mem-dense-20000x10000.h5")
+# columns of the sparse file (MEM_BENCH_SPARSE_COLS; 20,000 rows), rows
+# and columns of the dense one (MEM_BENCH_DENSE_ROWS, MEM_BENCH_DENSE_COLS):
+# the peak depends on the budget, not on the size, once a pass reads more
+# than R's heap trigger holds. A fit's block is at least one chunk of the
+# H update (n / 64 columns, at least 16): the bound is 3 x the larger of
+# the budget and a chunk's cost, so files whose chunk costs less than
+# 10 MB show the budget (sparse 20,000 x 6,400: 7.2 MB; dense
+# 10,000 x 1,024 read sparse: 7 MB).
+sparse_n <- as.integer(Sys.getenv("MEM_BENCH_SPARSE_COLS", "20000"))
+dense_m <- as.integer(Sys.getenv("MEM_BENCH_DENSE_ROWS", "20000"))
+dense_n <- as.integer(Sys.getenv("MEM_BENCH_DENSE_COLS", "10000"))
+sparse_path <- file.path(data_dir, sprintf("mem-20000x%d.h5", sparse_n))
+dense_path <- file.path(data_dir,
+                        sprintf("mem-dense-%dx%d.h5", dense_m, dense_n))
 iters <- as.integer(Sys.getenv("MEM_BENCH_ITERS", "5"))
 mb <- 1e6  # MB as DelayedArray counts them (its default budget is 1e8 bytes)
 status_mb <- function(field) {  # /proc reports kB (1024 bytes)
@@ -59,6 +71,8 @@ if (length(args) && args[1] == "--child") {
     rm(small)
   }
   invisible(gc(full = TRUE))
+  gc.time(TRUE)
+  gc0 <- gc.time()[1]
   writeLines("5", "/proc/self/clear_refs")
   base <- status_mb("VmRSS")
   t <- system.time({
@@ -70,9 +84,12 @@ if (length(args) && args[1] == "--child") {
     } else {
       h <- predict(fit0, x)
     }
-  })[["elapsed"]]
+  })
   peak <- status_mb("VmHWM")
-  cat("RESULT", deparse(list(base = base, peak = peak, seconds = t)), "\n")
+  cat("RESULT", deparse(list(base = base, peak = peak,
+                             seconds = t[["elapsed"]],
+                             cpu = t[["user.self"]] + t[["sys.self"]],
+                             gc = gc.time()[1] - gc0)), "\n")
   quit(save = "no")
 }
 
@@ -82,17 +99,18 @@ dir.create(data_dir, showWarnings = FALSE)
 make_sparse <- function() {
   if (file.exists(sparse_path)) return(invisible())
   m <- 20000L
-  n <- 20000L
+  n <- sparse_n
   per_col <- 2000L
   set.seed(35)
   w <- tenx_writer(sparse_path, nrow = m, type = "integer", level = 0)
-  for (b in seq_len(n / 1000L)) {
-    i <- unlist(lapply(seq_len(1000L), function(j)
+  for (start in seq(0L, n - 1L, by = 1000L)) {
+    len <- min(1000L, n - start)
+    i <- unlist(lapply(seq_len(len), function(j)
       sort(sample.int(m, per_col))))
-    block <- Matrix::sparseMatrix(i = i, j = rep(seq_len(1000L),
+    block <- Matrix::sparseMatrix(i = i, j = rep(seq_len(len),
                                                  each = per_col),
                                   x = 1 + stats::rpois(length(i), 2),
-                                  dims = c(m, 1000L))
+                                  dims = c(m, len))
     w$append(block)
   }
   w$close()
@@ -100,18 +118,19 @@ make_sparse <- function() {
 }
 make_dense <- function() {
   if (file.exists(dense_path)) return(invisible())
-  m <- 20000L
-  n <- 10000L
+  m <- dense_m
+  n <- dense_n
   set.seed(36)
   w0 <- matrix(stats::runif(m * 10), m)
   rhdf5::h5createFile(dense_path)
   rhdf5::h5createDataset(dense_path, "x", dims = c(m, n),
-                         chunk = c(m, 100L), storage.mode = "double",
+                         chunk = c(m, min(100L, n)), storage.mode = "double",
                          level = 0)
-  for (b in seq_len(n / 1000L)) {
-    cols <- (b - 1L) * 1000L + seq_len(1000L)
-    block <- w0 %*% matrix(stats::runif(10 * 1000), 10) +
-      matrix(stats::runif(m * 1000, 0, 0.5), m)
+  for (start in seq(0L, n - 1L, by = 1000L)) {
+    cols <- start + seq_len(min(1000L, n - start))
+    len <- length(cols)
+    block <- w0 %*% matrix(stats::runif(10 * len), 10) +
+      matrix(stats::runif(m * len, 0, 0.5), m)
     rhdf5::h5write(block, dense_path, "x", index = list(NULL, cols))
   }
   rhdf5::h5closeAll()
@@ -135,7 +154,7 @@ child <- function(kind, step, budget) {
                  env = c("OMP_NUM_THREADS=1", paste0("MEM_BENCH_ITERS=", iters)))
   line <- grep("^RESULT", out, value = TRUE)
   if (!length(line)) {
-    return(list(base = NA, peak = NA, seconds = NA,
+    return(list(base = NA, peak = NA, seconds = NA, cpu = NA, gc = NA,
                 error = paste(tail(out, 3), collapse = " ")))
   }
   eval(parse(text = sub("^RESULT ", "", line)))
@@ -145,7 +164,7 @@ cat("start:", up, "\n")
 rows <- list()
 for (kind in kinds) {
   if (kind == "sparse") make_sparse() else make_dense()
-  d <- if (kind == "sparse") c(20000, 20000) else c(20000, 10000)
+  d <- if (kind == "sparse") c(20000, sparse_n) else c(dense_m, dense_n)
   factors_mb <- sum(d) * 10 * 8 / mb
   for (step in steps) {
     for (b in budgets) {
@@ -159,6 +178,7 @@ for (kind in kinds) {
         bound_3x_budget_mb = 3 * budget_mb,
         factors_mb = round(factors_mb, 1), iterations = if (startsWith(step,
           "fit")) iters else NA, seconds = round(r$seconds, 1),
+        cpu_s = round(r$cpu, 1), gc_s = round(r$gc, 2),
         note = if (is.null(r$error)) "" else r$error)
       print(rows[[length(rows)]], row.names = FALSE)
     }
@@ -168,6 +188,7 @@ tab <- do.call(rbind, rows)
 md <- c(
   "# Memory of streamed fits (bench/memory.R)", "",
   paste0("Run ", format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"),
+         "; sparse 20000 x ", sparse_n, ", dense ", dense_m, " x ", dense_n,
          "; nmfkit ", utils::packageVersion("nmfkit"), "; `uptime` at the start: ",
          up), "",
   "Peak RSS above the loaded-packages baseline (MB, 1e6 bytes); `factors_mb` is one copy of (m + n) k doubles.",

@@ -61,3 +61,84 @@ test_that("an HDF5 matrix larger than the child's address space is fitted", {
   expect_identical(child$H, uncapped$H)
   expect_identical(child$loss, uncapped$loss)
 })
+
+# The same proof for KL on a 10x count file, with a cap that leaves room
+# for the block budget and not for the counts: the child's address space
+# is its measured size with the packages loaded and the file opened, plus
+# 64 MB. The fit needs about 46 MB of it (measured uncapped, 2 MB budget:
+# blocks of one chunk of H, 3.7 MB each, their reads and copies; the
+# factors; the 8 MB stack of the thread that computes a block while the
+# next is read; MALLOC_ARENA_MAX=1 keeps that thread's malloc arena in the
+# main one); the 9e6 counts as a dgCMatrix (103 MB, more while converted)
+# do not fit.
+test_that("a KL fit of a TENxMatrix runs under a cap the counts exceed", {
+  skip_if_not_installed("HDF5Array")
+  skip_if_not(file.exists("/proc/self/status") && nzchar(Sys.which("sh")),
+              "RLIMIT_AS and /proc are Linux's")
+  m <- 2000
+  n <- 50000
+  set.seed(3)
+  per_col <- 180L  # 9 % of the rows: 9e6 counts
+  i <- as.vector(vapply(seq_len(n), function(j) sort(sample.int(m, per_col)),
+                        integer(per_col)))
+  x <- Matrix::sparseMatrix(i = i, j = rep(seq_len(n), each = per_col),
+                            x = as.double(1 + rpois(length(i), 2)),
+                            dims = c(m, n))
+  rm(i)
+  path <- withr::local_tempfile(fileext = ".h5")
+  write_tenx(x, path)
+  dgc_mb <- (length(x@x) * 12 + length(x@p) * 4) / 2^20
+  rm(x)
+  invisible(gc())
+  budget <- 2^21
+  margin_mb <- 64
+  expect_gt(dgc_mb, 1.5 * margin_mb)
+  ctrl <- nmf_control(max_iter = 2, tol = 0, block_size = budget)
+  set.seed(4)
+  uncapped <- nmf(read_tenx(path), 3, loss = "kl", control = ctrl)
+
+  out <- withr::local_tempfile(fileext = ".rds")
+  script <- withr::local_tempfile(fileext = ".R")
+  writeLines(c(
+    'suppressMessages({library(nmfkit); library(HDF5Array)})',
+    'args <- commandArgs(TRUE)',
+    'kb <- function(f) as.numeric(gsub("[^0-9]", "", grep(paste0("^", f), readLines("/proc/self/status"), value = TRUE)))',
+    # (TENxMatrix(), not read_tenx(): its check of the layout reads 1e7
+    # indices at a time, before the fit and its budget)
+    'xh <- TENxMatrix(args[1], "matrix")',
+    'invisible(gc())',
+    'if (args[3] == "measure") { cat(kb("VmSize"), "\\n"); quit(save = "no") }',
+    'vm <- kb("VmSize")',
+    'set.seed(4)',
+    sprintf('fit <- nmf(xh, 3, loss = "kl", control = nmf_control(max_iter = 2, tol = 0, block_size = %d))', budget),
+    'peak <- kb("VmPeak")',
+    'invisible(gc())',
+    # (after the fit: what a failed realisation leaves in the heap is not
+    # the fit's)
+    'realised <- tryCatch({ methods::as(xh, "dgCMatrix"); "realised" }, error = function(e) "failed")',
+    'saveRDS(list(W = fit$W, H = fit$H, loss = fit$loss, vm = vm, peak = peak, realised = realised), args[2])'
+  ), script)
+  child <- function(mode, cap_kb = NULL) {
+    cmd <- paste(
+      if (!is.null(cap_kb)) paste("ulimit -v", format(cap_kb, scientific = FALSE), "&&"),
+      "MALLOC_ARENA_MAX=1 OMP_NUM_THREADS=1",
+      shQuote(file.path(R.home("bin"), "Rscript")), shQuote(script),
+      shQuote(path), shQuote(out), mode)
+    suppressWarnings(system2(
+      "sh", c("-c", shQuote(cmd)), stdout = TRUE, stderr = TRUE,
+      env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":"))))
+  }
+  base_kb <- as.numeric(utils::tail(child("measure"), 1))
+  expect_true(is.finite(base_kb))
+  cap_kb <- base_kb + margin_mb * 1024
+  said <- child("fit", cap_kb)
+  expect_true(file.exists(out), info = paste(said, collapse = "\n"))
+  got <- readRDS(out)
+  # the cap bites: the counts cannot be realised under it
+  expect_identical(got$realised, "failed")
+  expect_lte(got$peak, cap_kb)
+  # and the fit is the uncapped one, bit for bit
+  expect_identical(got$W, uncapped$W)
+  expect_identical(got$H, uncapped$H)
+  expect_identical(got$loss, uncapped$loss)
+})
