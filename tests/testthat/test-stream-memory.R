@@ -65,7 +65,9 @@ test_that("an HDF5 matrix larger than the child's address space is fitted", {
 # The same proof for KL on a 10x count file, with a cap that leaves room
 # for the block budget and not for the counts: the child's address space
 # is its measured size with the packages loaded and the file opened, plus
-# 64 MB. The fit needs about 46 MB of it (measured uncapped, 2 MB budget:
+# 96 MB (64 MB ran out with std::bad_alloc in the merged suite on a loaded
+# machine; the helper's run had passed). The fit needs about 46 MB of it
+# (measured uncapped, 2 MB budget:
 # blocks of one chunk of H, 3.7 MB each, their reads and copies; the
 # factors; the 8 MB stack of the thread that computes a block while the
 # next is read; MALLOC_ARENA_MAX=1 keeps that thread's malloc arena in the
@@ -91,8 +93,8 @@ test_that("a KL fit of a TENxMatrix runs under a cap the counts exceed", {
   rm(x)
   invisible(gc())
   budget <- 2^21
-  margin_mb <- 64
-  expect_gt(dgc_mb, 1.5 * margin_mb)
+  margin_mb <- 96
+  expect_gt(dgc_mb, margin_mb)
   ctrl <- nmf_control(max_iter = 2, tol = 0, block_size = budget)
   set.seed(4)
   uncapped <- nmf(read_tenx(path), 3, loss = "kl", control = ctrl)
