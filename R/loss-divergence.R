@@ -97,29 +97,6 @@ divergence_score <- function(entries) {
 # the divergence engine's `method` (divergence_coef()), on newdata / 2^e
 # and W / 2^ew (the solution scales back exactly: D is homogeneous), so
 # that any scale of the data gives the same coefficients up to that scale.
-# The exact Poisson coefficients argmin_{H >= 0} KL(newdata | W H) by
-# projected Newton (poisson_nnls.hpp), on newdata / 2^e and W / 2^ew as
-# divergence_solver(); features W leaves at zero are left out (their
-# divergence does not depend on H), the start is divergence_coef()'s.
-poisson_exact_coef <- function(newdata, W, threads) {
-  ex <- data_exponent(newdata)
-  ew <- data_exponent(W)
-  newdata <- scale_data(newdata, ex)
-  W <- scale_data(W, ew)
-  live <- rowSums(W) > 0
-  if (!all(live)) {
-    W <- W[live, , drop = FALSE]
-    newdata <- newdata[live, , drop = FALSE]
-  }
-  s <- if (inherits(newdata, "dgCMatrix")) newdata else dense_as_dgc(newdata)
-  total <- Matrix::colSums(s)
-  wsum <- sum(W)
-  h0 <- matrix(if (wsum > 0) rep(total / wsum, each = ncol(W)) else 0,
-               ncol(W), ncol(s))
-  h0[!is.finite(h0)] <- 0
-  unscale_coef(r_poisson_nnls(s, W, h0, 1e-12, 200L, threads), ex - ew)
-}
-
 divergence_solver <- function(beta, method) {
   spec <- list(beta = beta, solver = c(auto = method))
   function(newdata, W, tol, max_passes, threads) {
@@ -129,5 +106,17 @@ divergence_solver <- function(beta, method) {
                          tol, max_passes, threads)
     unscale_coef(h, ex - ew)
   }
+}
+
+# The exact Poisson coefficients argmin_{H >= 0} KL(newdata | W H) by
+# projected Newton (poisson_nnls.hpp), on newdata / 2^e and W / 2^ew as
+# divergence_solver(), with coef_problem()'s features and start.
+poisson_exact_coef <- function(newdata, W, threads) {
+  ex <- data_exponent(newdata)
+  ew <- data_exponent(W)
+  p <- coef_problem(scale_data(newdata, ex), scale_data(W, ew))
+  s <- if (inherits(p$newdata, "dgCMatrix")) p$newdata else
+    dense_as_dgc(p$newdata)
+  unscale_coef(r_poisson_nnls(s, p$W, p$h0, 1e-12, 200L, threads), ex - ew)
 }
 

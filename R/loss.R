@@ -151,29 +151,36 @@ divergence_value <- function(x, W, H, beta, masked = NULL, threads = 1L) {
                if (is.null(m)) numeric() else m$value)
 }
 
-# argmin_{H >= 0} D_beta(newdata | W H) with W fixed, by the fit's solver:
-# the columns' problems are convex for beta in [1, 2] (KL: strictly, where
-# W has full column rank).
-divergence_coef <- function(newdata, W, loss, tol, max_passes, threads) {
-  # features the basis leaves at zero cannot be fitted at all (their
-  # divergence does not depend on H): they are left out
+# A divergence's coefficient problem on a fixed W: the features the basis
+# leaves at zero cannot be fitted at all (their divergence does not depend
+# on H) and are left out; the start h0 is each column's share of the
+# basis' mean (positive wherever W is). Shared by the engine's solve
+# (divergence_coef()) and the exact Poisson one (poisson_exact_coef()).
+coef_problem <- function(newdata, W) {
   live <- rowSums(W) > 0
   if (!all(live)) {
     W <- W[live, , drop = FALSE]
     newdata <- newdata[live, , drop = FALSE]
   }
-  k <- ncol(W)
-  n <- ncol(newdata)
-  # start: the columns' shares of the basis' mean (positive wherever W is)
-  scale <- if (inherits(newdata, "dgCMatrix")) Matrix::colSums(newdata) else
+  total <- if (inherits(newdata, "dgCMatrix")) Matrix::colSums(newdata) else
     colSums(newdata)
   wsum <- sum(W)
-  h0 <- matrix(if (wsum > 0) rep(scale / wsum, each = k) else 0, k, n)
+  h0 <- matrix(if (wsum > 0) rep(total / wsum, each = ncol(W)) else 0,
+               ncol(W), ncol(newdata))
   h0[!is.finite(h0)] <- 0
+  list(newdata = newdata, W = W, h0 = h0)
+}
+
+# argmin_{H >= 0} D_beta(newdata | W H) with W fixed, by the fit's solver:
+# the columns' problems are convex for beta in [1, 2] (KL: strictly, where
+# W has full column rank).
+divergence_coef <- function(newdata, W, loss, tol, max_passes, threads) {
+  p <- coef_problem(newdata, W)
+  k <- ncol(p$W)
   method <- loss$solver[["auto"]]
   control <- list(max_iter = max_passes, tol = tol, threads = threads,
                   extrapolate = FALSE, inner = 1L)
-  fit <- core_fit(newdata, W, h0, core_params(
+  fit <- core_fit(p$newdata, p$W, p$h0, core_params(
     method, control, beta = loss$beta, fixed = c(k, 0L), update_w = FALSE))
   fit$H
 }
