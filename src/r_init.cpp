@@ -34,6 +34,17 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
   return Rcpp::List::create(Rcpp::Named("W") = w, Rcpp::Named("H") = h);
 }
 
+// The Gram system of NNLS on a fixed basis w: G = w'w and B = w'x (x dense
+// or dgCMatrix, interruptible). Returns false when the host interrupted.
+static bool nnls_system(SEXP x, const Eigen::Map<Eigen::MatrixXd>& w,
+                        int threads, nmfkit_r::RHooks& hooks, Mat& g,
+                        Mat& b) {
+  g = w.transpose() * w;
+  return nmfkit_r::with_data(x, [&](const auto& data) {
+    return data.left_mult(w.transpose(), b, threads, &hooks);
+  });
+}
+
 // The exact NNLS coefficients of the columns of x on w (block principal
 // pivoting, bpp.hpp), for refits that need the minimiser itself rather than
 // a tolerance's approximation of it. Columns are independent, so they are
@@ -42,12 +53,9 @@ Rcpp::List r_nndsvd(SEXP x, int k, const Eigen::Map<Eigen::MatrixXd> omega,
 // [[Rcpp::export]]
 Eigen::MatrixXd r_nnls_exact(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
                              int threads) {
-  const Mat g = w.transpose() * w;
-  Mat b;
+  Mat g, b;
   nmfkit_r::RHooks hooks;
-  const bool done = nmfkit_r::with_data(x, [&](const auto& data) {
-    return data.left_mult(w.transpose(), b, threads, &hooks);
-  });
+  const bool done = nnls_system(x, w, threads, hooks, g, b);
   Mat h = Mat::Zero(w.cols(), b.cols());
   const Eigen::Index n = b.cols(), slice = 4096;
   for (Eigen::Index c0 = 0; done && c0 < n; c0 += slice) {
@@ -91,12 +99,9 @@ Eigen::MatrixXd r_poisson_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w,
 // [[Rcpp::export]]
 Eigen::MatrixXd r_nnls(SEXP x, const Eigen::Map<Eigen::MatrixXd> w, double tol,
                        int max_passes, int threads) {
-  const Mat g = w.transpose() * w;
-  Mat b;
+  Mat g, b;
   nmfkit_r::RHooks hooks;
-  const bool done = nmfkit_r::with_data(x, [&](const auto& data) {
-    return data.left_mult(w.transpose(), b, threads, &hooks);
-  });
+  const bool done = nnls_system(x, w, threads, hooks, g, b);
   Mat h = Mat::Zero(w.cols(), b.cols());
   if (done) nmfkit::nnls_cd(h, g, b, tol, max_passes, threads, hooks);
   hooks.finish();
