@@ -27,9 +27,19 @@
 #'    consensus signature; its per-entry spread over the replicates is
 #'    kept (`sd`, and the `(1 - level) / 2`, `(1 + level) / 2` quantiles).
 #'    The exposures are refitted on the original catalogue by Poisson
-#'    NNLS ([refit_signatures()] with `loss = "kl"`), and the
-#'    *reconstruction cosine* of each sample is the cosine similarity of
-#'    `x_j` to `W h_j`.
+#'    NNLS ([refit_signatures()] with `loss = "kl"`). With `refine = TRUE`
+#'    (the default) the consensus and these exposures then start one fit
+#'    of the original catalogue under `loss`: its signatures (scaled to sum
+#'    to 1) and exposures are reported, the optimum of the catalogue's own
+#'    likelihood nearest the consensus. A mean of resampled fits carries
+#'    the resampling noise; on planted catalogues the refined signatures
+#'    are closer to the truth (mean cosine 0.99950 against 0.99948 at rank
+#'    5 over 10 catalogues, `bench/signatures-results.md`) and equal to the
+#'    best of many fits of the catalogue itself. The spread (`sd`,
+#'    `lower`, `upper`) and the stability stay the replicates'. With
+#'    `refine = FALSE` the consensus is reported as it is
+#'    (SigProfilerExtractor's centroids). The *reconstruction cosine* of
+#'    each sample is the cosine similarity of `x_j` to `W h_j`.
 #' 5. **Rank.** Ranks whose stability is at least `stability` and whose
 #'    minimum stability is at least `min_stability` (SigProfilerExtractor's
 #'    0.8 and 0.2) are *stable*. Of the stable ranks, the chosen rank is
@@ -66,6 +76,8 @@
 #'   default.
 #' @param stability,min_stability,cosine_tol The rank rule (see 5.).
 #' @param level The level of the signatures' per-entry intervals.
+#' @param refine Refine the consensus by a fit of the catalogue itself
+#'   (see 4.): `TRUE` or `FALSE`.
 #' @param keep_data Keep a reference to `x` in the result.
 #' @param ... Arguments of [nmf()] for every replicate: `method` and
 #'   `control` (by default `nmf_control(max_iter = 1000)`).
@@ -99,8 +111,8 @@
 nmf_signatures <- function(x, rank, nrun = 100L,
                            resample = c("poisson", "multinomial"),
                            loss = "kl", stability = 0.8, min_stability = 0.2,
-                           cosine_tol = 0.005, level = 0.9, keep_data = TRUE,
-                           ..., assay = "counts") {
+                           cosine_tol = 0.005, level = 0.9, refine = TRUE,
+                           keep_data = TRUE, ..., assay = "counts") {
   call <- match.call()
   x <- input_matrix(x, assay)
   # rank = "auto": a vector c(lo, hi) would be two ranks to compare here
@@ -116,6 +128,7 @@ nmf_signatures <- function(x, rank, nrun = 100L,
   min_stability <- check_number(min_stability, min = -1, max = 1)
   cosine_tol <- check_number(cosine_tol, min = 0, max = 1)
   level <- check_level(level)
+  check_flag(refine)
   check_flag(keep_data)
   check_counts(x, why = "the replicates resample them")
   check_dots_named(c("method", "control"), "nmf_signatures")
@@ -136,7 +149,7 @@ nmf_signatures <- function(x, rank, nrun = 100L,
   runs <- consensus_runs(x, ranks, nrun, args, resample = resample)
   fits <- lapply(ranks, function(k) {
     signature_consensus(x, k, runs[[as.character(k)]], level,
-                        args$control$threads)
+                        if (refine) args, args$control$threads)
   })
   names(fits) <- as.character(ranks)
   results <- data.frame(
@@ -156,7 +169,7 @@ nmf_signatures <- function(x, rank, nrun = 100L,
          rank_search = path,
          nrun = nrun, resample = resample, loss = loss,
          stability = stability, min_stability = min_stability,
-         cosine_tol = cosine_tol, level = level,
+         cosine_tol = cosine_tol, level = level, refine = refine,
          data = if (keep_data) x, call = call),
     class = "nmfkit_signatures"
   )
@@ -178,8 +191,10 @@ choose_signature_rank <- function(results, cosine_tol,
   min(stable$rank[stable$cosine >= top - cosine_tol])
 }
 
-# The consensus of rank k from its runs (nmf_signatures(), 2. to 4.).
-signature_consensus <- function(x, k, runs, level, threads) {
+# The consensus of rank k from its runs (nmf_signatures(), 2. to 4.);
+# `refine`, the replicates' nmf() arguments or NULL, refines it by a fit of
+# x started from it.
+signature_consensus <- function(x, k, runs, level, refine, threads) {
   Ws <- lapply(runs, function(r) {
     s <- colSums(r$W)
     sweep(r$W, 2, ifelse(s > 0, s, 1), "/")
@@ -207,6 +222,21 @@ signature_consensus <- function(x, k, runs, level, threads) {
   }
   dimnames(W) <- list(rownames(x), paste0("sig", seq_len(k)))
   H <- solve_exposures(x, W, "kl", threads)
+  if (!is.null(refine)) {
+    # a context no replicate gave weight (its counts resampled to zero in
+    # every replicate) starts at a tiny weight: the loss of a start with
+    # W H = 0 where x > 0 is infinite (signatures sum to 1, so the floor is
+    # free of the data's scale)
+    lost <- Matrix::rowSums(x) > 0 & rowSums(W) == 0
+    W0 <- W
+    W0[lost, ] <- 1e-12
+    refine$init <- list(W = W0, H = H)
+    fit <- rlang::inject(nmf(x, k, !!!refine))
+    s <- colSums(fit$W)
+    s <- ifelse(s > 0, s, 1)
+    W[] <- sweep(fit$W, 2, s, "/")
+    H[] <- fit$H * s
+  }
   ord <- order(-rowSums(H), seq_len(k))
   W <- W[, ord, drop = FALSE]
   reps <- reps[, , ord, drop = FALSE]

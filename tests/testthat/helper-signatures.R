@@ -135,6 +135,8 @@ signature_contract_rows <- function(env) {
          "nmfkit_error_value"),
     list("nmf_signatures", quote(nmf_signatures(sx, 2, keep_data = NA)),
          "nmfkit_error_flag"),
+    list("nmf_signatures", quote(nmf_signatures(sx, 2, refine = "yes")),
+         "nmfkit_error_flag"),
     list("nmf_signatures", quote(nmf_signatures(sx, 2, nrun = 2, bee = 1)),
          "nmfkit_error_dots"),
     list("nmf_signatures",

@@ -21,10 +21,37 @@ test_that("extraction recovers planted signatures and the planted rank", {
   expect_equal(unname(colSums(f$W)), rep(1, 3), tolerance = 1e-12)
   expect_true(all(f$lower <= f$upper))
   expect_identical(dim(f$replicates), c(96L, 10L, 3L))
-  # exposures are the Poisson NNLS of the data on the consensus
+  # refined: (W, H) is a stationary point of the catalogue's deviance, so
+  # the exposures are the Poisson NNLS of the data on W to the fit's
+  # tolerance
   expect_equal(coef(sig),
                refit_signatures(p$counts, basis(sig))$exposures,
+               tolerance = 1e-3)
+})
+
+test_that("refining the consensus lowers the catalogue's deviance", {
+  p <- planted_catalogue(k = 4, n = 30, mutations = 500, active = 2,
+                         seed = 5)
+  fits <- lapply(c(FALSE, TRUE), function(r) {
+    set.seed(2)
+    nmf_signatures(p$counts, rank = 4, nrun = 6, refine = r)
+  })
+  dev <- vapply(fits, function(f) {
+    mu <- basis(f) %*% coef(f)
+    sum(ifelse(p$counts > 0, p$counts * log(p$counts / mu), 0) -
+          p$counts + mu)
+  }, numeric(1))
+  expect_lt(dev[2], dev[1])
+  # the unrefined exposures are the Poisson NNLS of the data on the
+  # consensus, exactly
+  expect_equal(coef(fits[[1]]),
+               refit_signatures(p$counts, basis(fits[[1]]))$exposures,
                tolerance = 1e-10)
+  # the spread and stability are the replicates', the same either way
+  expect_identical(fits[[1]]$results$stability, fits[[2]]$results$stability)
+  expect_setequal(c(fits[[1]]$fits[[1]]$replicates),
+                  c(fits[[2]]$fits[[1]]$replicates))
+  expect_false(fits[[1]]$refine)
 })
 
 test_that("matched clustering puts one signature of each replicate per cluster", {
