@@ -150,8 +150,8 @@ se_assay <- function(x, assay, arg, call) {
 seurat_layer <- function(x, layer = "counts", seurat_assay = NULL, arg,
                          call) {
   need_package("SeuratObject", "Seurat", call)
-  if (!is.character(layer)) {
-    abort_nmfkit(c("{.arg assay} of a Seurat object is the name of a layer, such as {.val counts}.",
+  if (!is.character(layer) || length(layer) != 1L || is.na(layer)) {
+    abort_nmfkit(c("{.arg assay} of a Seurat object is the name of one layer, such as {.val counts}.",
                    "x" = "It is {describe_value(layer)}."),
                  "assay", call = call, value = layer)
   }

@@ -181,6 +181,8 @@ extra <- list(
   nmf_differential.nmfkit_stratified = list(B = 2),
   augment.nmfkit = list(data = quote(x)),
   add_nmf.SingleCellExperiment = list(
+    rank = 2, control = quote(nmf_control(max_iter = 5))),
+  add_nmf.Seurat = list(
     rank = 2, control = quote(nmf_control(max_iter = 5)))
 )
 # Methods whose generic is another package's: the first argument is not
@@ -196,7 +198,7 @@ slow <- c("nmf_consensus", "nmf_rank", "nmf_tune", "nmf_bootstrap",
           "nmf_differential", "nmf_differential.nmfkit_joint",
           "nmf_differential.nmfkit_stratified", "nmf_signatures",
           "refit_signatures", "nmf_joint_test", "add_nmf",
-          "add_nmf.SingleCellExperiment", "nmf_wasserstein")
+          "add_nmf.SingleCellExperiment", "add_nmf.Seurat", "nmf_wasserstein")
 
 # Bad values: each replaces one argument of a base call.
 bad_values <- list(

@@ -245,6 +245,11 @@ test_that("a Seurat object without counts is a classed error", {
   expect_error(add_nmf(obj, 2, assay = "data", seurat_assay = "ADT"),
                class = "nmfkit_error_assay")
   expect_error(add_nmf(obj, 2, assay = 1), class = "nmfkit_error_assay")
+  # one layer's name: an empty, longer or NA one is refused by name (an
+  # empty one was "argument is of length zero")
+  for (bad in list(character(0), c("counts", "data"), NA_character_)) {
+    expect_error(add_nmf(obj, 2, assay = bad), class = "nmfkit_error_assay")
+  }
   expect_error(add_nmf(obj, 2, assay = "data", key = "nmf"),
                class = "nmfkit_error_name")
 })
