@@ -334,7 +334,8 @@ nmf <- function(x, rank,
   method <- resolve_loss_method(method, loss)
   chosen <- method == "auto"
   method <- resolve_method(method, xfit,
-                           share = observed_share(masked, dim(x)))
+                           share = observed_share(masked, dim(x)),
+                           scan = if (is.null(masked)) checked$scan)
   if (method == "online") {
     if (!is.null(masked)) {
       abort_nmfkit(c("{.code method = \"online\"} fits data without missing entries, masks or weights.",
@@ -397,9 +398,19 @@ nmf <- function(x, rank,
 # (Swimmer, 11.8 % nonzero, 10 % of entries held out, rank 17, 200
 # iterations: held-out relative error 9.8 for HALS against 1e-4 for ANLS
 # in 24 iterations; the density rule chose HALS).
-resolve_method <- function(method, x, sparse_below = 0.25, share = NULL) {
+resolve_method <- function(method, x, sparse_below = 0.25, share = NULL,
+                           scan = NULL) {
   if (method != "auto") return(method)
-  if (is.null(share)) share <- nonzero_share(x, sparse_below)
+  if (is.null(share)) {
+    # check_data()'s scan of x counted its nonzeros (`nnz`) already: no
+    # second read (a dense matrix's columns copied a million entries at a
+    # time)
+    share <- if (is.numeric(scan$nnz)) {
+      scan$nnz / (as.double(nrow(x)) * ncol(x))
+    } else {
+      nonzero_share(x, sparse_below)
+    }
+  }
   if (share < sparse_below) "hals" else "anls"
 }
 

@@ -11,14 +11,20 @@
 # maxit for RcppML. Then fits of exactly that many iterations (start-up
 # included) are timed in pairs, the two tools alternating which runs first,
 # at 1 and at 2 threads; reported: medians and the median of the per-pair
-# ratios RcppML / nmfkit. Also GFLOP/s of nmfkit's fits next to Eigen GEMM
-# throughput measured in the same run, and `uptime` before each problem.
-# Usage: Rscript bench/nmf.R [pairs] [nosklearn] [rcppml1] [threads=1]
+# ratios RcppML / nmfkit. Also GFLOP/s of nmfkit's fits (`gflops`: the
+# iterations' flops over the whole fit's time, start included;
+# `gflops_iter`: over the time of the iterations after the first, the whole
+# fit's less a 1-iteration fit's) next to Eigen GEMM throughput measured in
+# the same run, and `uptime` before each problem. The core's FMA peak is
+# bench/fma_peak.cpp's (51.5 GFLOP/s on the bench machine).
+# Usage: Rscript bench/nmf.R [pairs] [nosklearn] [rcppml1] [threads=1] [cpu]
 #   pairs: timed pairs per problem and thread count (default 5; 1 is quick);
 #   nosklearn: skip scikit-learn (its dense run takes about a minute);
 #   rcppml1: RcppML 1.0 from the private library bench/lib-rcppml
 #     (bench/build-rcppml.sh builds it) instead of Debian's 0.3.7;
-#   threads=1 (or threads=2): only that thread count (default both).
+#   threads=1 (or threads=2): only that thread count (default both);
+#   cpu: time by CPU seconds, not the wall clock (a loaded machine; with
+#     threads=1).
 args <- commandArgs(TRUE)
 if ("rcppml1" %in% args) {
   lib1 <- file.path(if (dir.exists("bench")) "bench" else ".", "lib-rcppml")
@@ -49,8 +55,9 @@ work <- tempfile("nmf-bench-")
 dir.create(work)
 uptime <- function() trimws(system("uptime", intern = TRUE))
 cat("start:", uptime(), "\n")
-cat(sprintf("nmfkit %s, RcppML %s, %d pairs\n", utils::packageVersion("nmfkit"),
-            utils::packageVersion("RcppML"), pairs))
+cat(sprintf("nmfkit %s, RcppML %s, %d pairs, timed by the %s\n",
+            utils::packageVersion("nmfkit"), utils::packageVersion("RcppML"),
+            pairs, if ("cpu" %in% args) "CPU clock" else "wall clock"))
 t_script <- Sys.time()
 
 # ---- data -------------------------------------------------------------------
@@ -108,7 +115,14 @@ rel_error <- function(x, w, h) {
   sqrt(sum((x - w %*% h)^2) / sum(x^2))
 }
 
-elapsed <- function(expr) system.time(expr)[["elapsed"]]
+# `cpu`: CPU seconds (user + system) instead of the wall clock, for a
+# loaded machine, where the wall clock counts the waits for the core (1
+# thread only: at 2 threads CPU time adds the threads' times)
+use_cpu <- "cpu" %in% args
+elapsed <- function(expr) {
+  t <- system.time(expr)
+  if (use_cpu) t[["user.self"]] + t[["sys.self"]] else t[["elapsed"]]
+}
 # Seconds per call of f(): one call, or, when that is under 0.1 s (the
 # planted problem, nmfkit's dense and sparse fits), the mean over it and
 # enough further calls to fill 0.2 s: system.time() counts milliseconds,
@@ -229,12 +243,21 @@ for (p in names(problems)) {
         t_r[i] <- run_r()
       }
     }
+    # the iterations alone: the fit of n_k iterations less the fit of one
+    # (the start, the set-up and the R steps are in both)
+    t_1 <- if (!is.na(n_k) && n_k > 1L) {
+      stats::median(vapply(seq_len(max(pairs, 3L)), function(i) {
+        timed(function() fit_nmfkit(x, k, 1L, th))
+      }, numeric(1)))
+    } else NA_real_
     rows[[length(rows) + 1L]] <- data.frame(
       problem = p, threads = th, target = signif(target, 6),
       rcppml_it = n_r, rcppml_s = stats::median(t_r),
       nmfkit = tr$method, nmfkit_it = n_k, nmfkit_s = stats::median(t_k),
       ratio = stats::median(t_r / t_k),
       gflops = n_k * iter_flops(x, k) / stats::median(t_k) / 1e9,
+      gflops_iter = (n_k - 1L) * iter_flops(x, k) /
+        (stats::median(t_k) - t_1) / 1e9,
       load = sub(".*load average: ", "", uptime()))
     print(rows[[length(rows)]], digits = 4, row.names = FALSE)
   }

@@ -149,3 +149,68 @@ TEST_CASE("the AVX2 HALS pass equals the portable one, identical samples stay id
     }
   }
 }
+
+TEST_CASE("the AVX2 sparse products are the portable ones, bit for bit") {
+  SimdGuard guard;
+  if (!nmfkit::detail::simd_available()) return;
+  // ranks of one register group and of several (32 rows each), full and
+  // partial last registers; columns with no, one and many nonzeros
+  Mat x = runif(230, 90, 51u);
+  x = (x.array() < 0.8).select(0.0, x);
+  x.col(4).setZero();
+  x.col(7).setZero();
+  x(11, 7) = 0.5;
+  const nmfkit::SpMat xs = x.sparseView();
+  const nmfkit::SparseData<nmfkit::SpMat> d(xs);
+  for (Index k : {1, 2, 3, 4, 5, 7, 8, 13, 20, 31, 32, 33, 45, 70}) {
+    CAPTURE(k);
+    const Mat a = runif(k, 230, 52u) - Mat::Constant(k, 230, 0.3);
+    const Mat c = runif(k, 90, 53u);
+    Mat b_port, t_port, b_simd, t_simd, b_two;
+    nmfkit::set_simd(false);
+    d.left_mult(a, b_port, 1);
+    d.left_mult_t(c, t_port, 1);
+    REQUIRE(nmfkit::set_simd(true));
+    d.left_mult(a, b_simd, 1);
+    d.left_mult_t(c, t_simd, 1);
+    d.left_mult(a, b_two, 2);
+    CHECK(b_simd == b_port);
+    CHECK(t_simd == t_port);
+    CHECK(b_two == b_simd);
+    CHECK((b_simd - a * x).cwiseAbs().maxCoeff() < 1e-12);
+  }
+}
+
+TEST_CASE("the AVX2 HALS pass steps each coordinate by its chain of FMAs") {
+  SimdGuard guard;
+  if (!nmfkit::set_simd(true)) return;
+  // one chunk of `cols` samples: groups of 32 rows, then every tail of 1
+  // to 31 rows (one to four blocks of eight, the last one partial)
+  for (Index k : {1, 3, 10, 20}) {
+    for (Index cols : {1, 7, 8, 9, 17, 25, 31, 32, 33, 64, 70, 101}) {
+      CAPTURE(k);
+      CAPTURE(cols);
+      const Mat a = runif(k, k + 3, 61u);
+      const Mat g = a * a.transpose();
+      const Mat b = runif(k, cols, 62u) - Mat::Constant(k, cols, 0.2);
+      Mat z = runif(k, cols, 63u);
+      z.row(0).head(cols / 2).setZero();  // coordinates at the bound
+      Mat ref = z;
+      // the pass as a scalar loop: gradient -b + sum_l z(l, i) g(l, t),
+      // one fused multiply-add per l in order, then the projected step
+      double viol_ref = 0.0;
+      for (Index t = 0; t < k; ++t) {
+        for (Index i = 0; i < cols; ++i) {
+          double gr = -b(t, i);
+          for (Index l = 0; l < k; ++l) gr = std::fma(ref(l, i), g(l, t), gr);
+          viol_ref += std::abs(ref(t, i) == 0.0 ? std::min(0.0, gr) : gr);
+          const double next = ref(t, i) - gr / g(t, t);
+          ref(t, i) = next > 0.0 ? next : 0.0;
+        }
+      }
+      const double viol = nmfkit::hals_update(z, g, b, 1, 1, 0.0, cols);
+      CHECK(z == ref);
+      CHECK(std::abs(viol - viol_ref) <= 1e-12 * (1.0 + viol_ref));
+    }
+  }
+}

@@ -128,6 +128,78 @@ inline void gather_block(const IndexT* inner, const double* val, Index p0,
                                          t0);
   Eigen::Map<Block>(out + t0) = c;
 }
+
+#ifdef NMFKIT_SIMD_X86
+/// gather_block() for rows [t0, t0 + 4 R) of a at once (the last register
+/// masked to its first `valid` - 4 (R - 1) rows unless FULL): R registers
+/// of sums over one pass of the column's nonzeros, where the blocks of 8,
+/// 4, 2 and 1 rows passed over them one after another (rank 20: three
+/// passes of two, two and one chains of additions). Each sum is the same
+/// chain as gather_block()'s, a product then an addition per nonzero in
+/// order: compiled for AVX2 without FMA, so the compiler cannot fuse them,
+/// and the bits do not change.
+template <int R, bool FULL, class IndexT>
+__attribute__((target("avx2"))) inline void gather_avx2(
+    const IndexT* inner, const double* val, Index p0, Index p1,
+    const double* a, Index k, Index t0, Index valid, double* out) {
+  const Index last = valid - 4 * (R - 1);  // 1..4 lanes
+  const __m256i mask =
+      _mm256_setr_epi64x(-1, last > 1 ? -1 : 0, last > 2 ? -1 : 0,
+                         last > 3 ? -1 : 0);
+  __m256d c[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) c[r] = _mm256_setzero_pd();
+  for (Index p = p0; p < p1; ++p) {
+    const __m256d v = _mm256_broadcast_sd(val + p);
+    const double* ap = a + static_cast<Index>(inner[p]) * k + t0;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256d x = (FULL || r < R - 1)
+                            ? _mm256_loadu_pd(ap + 4 * r)
+                            : _mm256_maskload_pd(ap + 4 * r, mask);
+      c[r] = _mm256_add_pd(c[r], _mm256_mul_pd(v, x));
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    if (FULL || r < R - 1)
+      _mm256_storeu_pd(out + t0 + 4 * r, c[r]);
+    else
+      _mm256_maskstore_pd(out + t0 + 4 * r, mask, c[r]);
+  }
+}
+
+/// out[0 .. k) = the sums of gather_block() for all k rows of a, in groups
+/// of at most 32 rows (eight registers), each one pass over the nonzeros.
+template <class IndexT>
+__attribute__((target("avx2"))) inline void gather_all_avx2(
+    const IndexT* inner, const double* val, Index p0, Index p1,
+    const double* a, Index k, double* out) {
+  for (Index t0 = 0; t0 < k; t0 += 32) {
+    const Index rows = std::min<Index>(32, k - t0);
+    const int regs = static_cast<int>((rows + 3) / 4);
+    const bool full = rows % 4 == 0;
+#define NMFKIT_GATHER(R)                                                 \
+  case R:                                                                \
+    if (full)                                                            \
+      gather_avx2<R, true>(inner, val, p0, p1, a, k, t0, rows, out);     \
+    else                                                                 \
+      gather_avx2<R, false>(inner, val, p0, p1, a, k, t0, rows, out);    \
+    break;
+    switch (regs) {
+      NMFKIT_GATHER(1)
+      NMFKIT_GATHER(2)
+      NMFKIT_GATHER(3)
+      NMFKIT_GATHER(4)
+      NMFKIT_GATHER(5)
+      NMFKIT_GATHER(6)
+      NMFKIT_GATHER(7)
+      default: NMFKIT_GATHER(8)
+    }
+#undef NMFKIT_GATHER
+  }
+}
+#endif
 }  // namespace detail
 
 namespace detail {
@@ -286,11 +358,20 @@ class SparseData {
     const auto* inner = s.innerIndexPtr();
     const double* val = s.valuePtr();
     const double* ad = a.data();
+#ifdef NMFKIT_SIMD_X86
+    const bool simd = simd_enabled();
+#endif
     return Parallel(threads).for_chunks(s.outerSize(), hooks,
         [&](Index c0, Index len) {
           for (Index j = c0; j < c0 + len; ++j) {
             double* bj = b.data() + j * k;
             const Index p0 = outer[j], p1 = outer[j + 1];
+#ifdef NMFKIT_SIMD_X86
+            if (simd) {
+              detail::gather_all_avx2(inner, val, p0, p1, ad, k, bj);
+              continue;
+            }
+#endif
             Index t = 0;
             for (; t + 8 <= k; t += 8)
               detail::gather_block<8>(inner, val, p0, p1, ad, k, t, bj);

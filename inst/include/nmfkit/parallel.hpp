@@ -196,8 +196,12 @@ inline void copy_chunks(const Mat& src, Mat& dst, int threads) {
 /// dst = src^T, the rows of src in fixed chunks (in parallel when large
 /// enough, 10 flops per entry as copy_chunks): on one thread, transposing a
 /// fit's start and result (k x m against m x k), with the page faults of
-/// the fresh copy, costs a twentieth of a 2-thread sparse fit.
-inline void transpose_chunks(const Mat& src, Mat& dst, int threads) {
+/// the fresh copy, costs a twentieth of a 2-thread sparse fit. dst keeps
+/// its storage when it holds as many entries (a spare buffer's pages,
+/// touched already, instead of fresh ones). src may be a map of the
+/// caller's memory (R's matrix: no copy of it first).
+inline void transpose_chunks(const Eigen::Ref<const Mat>& src, Mat& dst,
+                             int threads) {
   dst.resize(src.cols(), src.rows());
   Parallel(threads).for_chunks(src.rows(), [&](Index r0, Index len) {
     dst.middleCols(r0, len) = src.middleRows(r0, len).transpose();
