@@ -60,8 +60,10 @@
 #'   starts at the fit, an optimum of data close to its own: its first
 #'   violation measures how far the resampling moved the optimum, and
 #'   stopping at `tol` times it leaves the replicate about that share of its
-#'   move short (measured on planted counts: 0.1 left 10 %, 0.03 4.5 %), well
-#'   inside the Monte Carlo error of 100 replicates' percentiles. A
+#'   move short (measured on planted counts: 0.1 left 10 %, 0.03 4.5 %), so
+#'   the intervals are a little narrow: on planted data they cover about 1
+#'   point less than replicates run 50 iterations (`bench/calibration.md`;
+#'   `tol = 0.02` about 0.5 point, in 2.5 times the iterations). A
 #'   `control` given here is used as [nmf()] uses it (`tol` relative to the
 #'   replicate's first violation, or to `tol_reference`).
 #' @param min_cosine Matched cosine similarity from which a component
@@ -172,8 +174,10 @@ bootstrap_control <- function(fit, control, call = rlang::caller_env()) {
 # violation left 16 / 10 / 4.5 / 1.9 % of the move (its norm; the median
 # entry's 3.2 / 1.4 / 0.46 / 0.16 %) after 3 / 6 / 19 / 49 iterations;
 # B = 100 replicates place a 90 % interval's ends to about 6 % of its
-# width (Monte Carlo error), so 0.05 costs the intervals less than their
-# own resampling error. Relative to the fit's first violation instead (a
+# width (Monte Carlo error). The calibration (bench/calibration.md) pays
+# for the narrower intervals: on identifiable planted data 0.9-1.5 points
+# of coverage at 0.05 and at 0.1, 0.4-0.8 at 0.02, against replicates run
+# 50 iterations. Relative to the fit's first violation instead (a
 # random start's), the rule depends on the start and on n, and at the
 # fit's tol (1e-4) was not reachable in 50 iterations when the fit itself
 # had stopped at max_iter.
