@@ -169,7 +169,7 @@ bootstrap_control <- function(fit, control, call = rlang::caller_env()) {
 # violation of its first iteration measures how far the resampling moved
 # the optimum, and one at replicate_tol times that leaves it about that
 # share of its move short of its own optimum. Measured on planted KL counts
-# (2,000 x 1,000, rank 10; .scratch/explore2.R in the branch's notes and
+# (2,000 x 1,000, rank 10; bench/inference-stopping.R, numbers in
 # bench/README.md): stopping at 0.3 / 0.1 / 0.03 / 0.01 of the first
 # violation left 16 / 10 / 4.5 / 1.9 % of the move (its norm; the median
 # entry's 3.2 / 1.4 / 0.46 / 0.16 %) after 3 / 6 / 19 / 49 iterations;
