@@ -7,7 +7,11 @@
 #'
 #' **Replicates.** `type = "columns"` draws `ncol(x)` columns (samples) of
 #' the data with replacement and refits; the start is `W` and the columns of
-#' `H` that were drawn. `type = "parametric"` draws new data from the fitted
+#' `H` that were drawn. A column drawn `c` times weighs `c` in the loss;
+#' under a loss homogeneous of degree `beta > 0` (Frobenius: 2, KL: 1) that
+#' is the column once scaled by `c^(1 / beta)`, so the replicate fits the
+#' distinct columns only (about 63 % of them: the same optimum at less
+#' cost), unless the fit is penalised or read in blocks. `type = "parametric"` draws new data from the fitted
 #' model `W H` and refits all columns from `W`, `H`: Poisson counts with mean
 #' `W H` for a fit under `loss = "kl"`, and for a Frobenius fit
 #' `max(W H + e, 0)` with `e` Gaussian, mean 0, standard deviation the
@@ -52,12 +56,16 @@
 #' @param x The data of the fit, when it was fitted with
 #'   `keep_data = FALSE` (a Poisson parametric bootstrap needs none).
 #' @param control Settings of the refits, from [nmf_control()]; by default
-#'   the fit's own with at most 50 iterations. A replicate starts at the
-#'   fit, an optimum for data close to its own, so its stopping rule is
-#'   relative to the fit's own first violation (`control$tol_reference`,
-#'   the fit's `first_violation`), not to its own first iteration's, which
-#'   is small already: relative to that, every KL replicate ran to
-#'   `max_iter`.
+#'   the fit's own with at most 50 iterations and `tol = 0.05`. A replicate
+#'   starts at the fit, an optimum of data close to its own: its first
+#'   violation measures how far the resampling moved the optimum, and
+#'   stopping at `tol` times it leaves the replicate about that share of its
+#'   move short (measured on planted counts: 0.1 left 10 %, 0.03 4.5 %), so
+#'   the intervals are a little narrow: on planted data they cover about 1
+#'   point less than replicates run 50 iterations (`bench/calibration.md`;
+#'   `tol = 0.02` about 0.5 point, in 2.5 times the iterations). A
+#'   `control` given here is used as [nmf()] uses it (`tol` relative to the
+#'   replicate's first violation, or to `tol_reference`).
 #' @param min_cosine Matched cosine similarity from which a component
 #'   counts as recovered in a replicate, in `(0, 1]`.
 #' @return An object of class `nmfkit_bootstrap`: a list with
@@ -145,22 +153,35 @@ nmf_bootstrap <- function(fit, B = 100L, ...,
 }
 
 
-# The replicates' settings: the fit's own (at most 50 iterations) or
-# `control`; their stopping rule is relative to the fit's own first
-# violation (a replicate starts at the fit, whose first violation is far
-# smaller: relative to it every KL replicate ran to the cap).
+# The replicates' settings: the fit's own with at most 50 iterations and
+# `tol` = replicate_tol, relative to the replicate's own first violation
+# (the gradient the resampling puts at the fit), or `control` as given.
 bootstrap_control <- function(fit, control, call = rlang::caller_env()) {
-  control <- if (is.null(control)) {
-    replace(fit$control, "max_iter", min(fit$control$max_iter, 50L))
-  } else {
-    check_control(control, fn = "nmf", call = call)
-  }
-  if (is.null(control$tol_reference) && is.numeric(fit$first_violation) &&
-      isTRUE(fit$first_violation > 0)) {
-    control$tol_reference <- fit$first_violation
-  }
+  if (!is.null(control)) return(check_control(control, fn = "nmf", call = call))
+  control <- fit$control
+  control$max_iter <- min(control$max_iter, 50L)
+  control$tol <- replicate_tol
+  control$tol_reference <- NULL
   control
 }
+
+# A replicate starts at the fit, an optimum of data close to its own: the
+# violation of its first iteration measures how far the resampling moved
+# the optimum, and one at replicate_tol times that leaves it about that
+# share of its move short of its own optimum. Measured on planted KL counts
+# (2,000 x 1,000, rank 10; bench/inference-stopping.R, numbers in
+# bench/README.md): stopping at 0.3 / 0.1 / 0.03 / 0.01 of the first
+# violation left 16 / 10 / 4.5 / 1.9 % of the move (its norm; the median
+# entry's 3.2 / 1.4 / 0.46 / 0.16 %) after 3 / 6 / 19 / 49 iterations;
+# B = 100 replicates place a 90 % interval's ends to about 6 % of its
+# width (Monte Carlo error). The calibration (bench/calibration.md) pays
+# for the narrower intervals: on identifiable planted data 0.9-1.5 points
+# of coverage at 0.05 and at 0.1, 0.4-0.8 at 0.02, against replicates run
+# 50 iterations. Relative to the fit's first violation instead (a
+# random start's), the rule depends on the start and on n, and at the
+# fit's tol (1e-4) was not reachable in 50 iterations when the fit itself
+# had stopped at max_iter.
+replicate_tol <- 0.05
 
 # The data the replicates resample: the fit's, or `x`. A Poisson parametric
 # bootstrap draws from W H alone and needs none.
@@ -194,8 +215,16 @@ bootstrap_setup <- function(fit, data, type, loss, control) {
   sparse <- if (is.null(data) || type == "columns") FALSE else
     nonzero_share(data, 0.25) < 0.25
   if (type == "columns") data <- resample_source(data)
+  # a column drawn c times weighs c in the loss: under a loss homogeneous
+  # of degree beta > 0 that is the column once, scaled by c^(1 / beta)
+  # (its coefficients too), so a replicate fits the distinct columns only
+  # (about 63 % of them); a penalty (relative to the data's size and
+  # scale) and data read in blocks keep the copies
+  collapse <- type == "columns" && isTRUE(loss$beta > 0) &&
+    !any((fit$penalty %||% 0) > 0) &&
+    (is.matrix(data) || inherits(data, "dgCMatrix"))
   list(type = type, draw = loss$draw, W = W, H = H, mean = mean,
-       state = state,
+       state = state, collapse = collapse, degree = loss$beta,
        x = if (type == "columns") data, sparse = sparse,
        args = list(rank = fit$rank, method = fit$method, control = control,
                    loss = loss$arg,
@@ -208,13 +237,21 @@ bootstrap_replicate <- function(s) {
   n <- ncol(s$H)
   if (s$type == "columns") {
     cols <- sort(sample.int(n, n, replace = TRUE))
-    xb <- s$x[, cols, drop = FALSE]
   } else {
     cols <- seq_len(n)
     xb <- s$draw(s$mean, s$state)
     if (s$sparse) xb <- dense_as_dgc(xb)
   }
-  init <- list(W = s$W, H = s$H[, cols, drop = FALSE])
+  # the columns fitted: each drawn column once, scaled by its count's
+  # power (see bootstrap_setup()), or every copy
+  fitted <- cols
+  f <- NULL
+  if (isTRUE(s$collapse)) {
+    fitted <- unique(cols)
+    f <- tabulate(cols, n)[fitted]^(1 / s$degree)
+  }
+  if (s$type == "columns") xb <- scale_columns(s$x[, fitted, drop = FALSE], f)
+  init <- list(W = s$W, H = scale_columns(s$H[, fitted, drop = FALSE], f))
   fixed <- NULL
   if (!is.null(s$fixed) && any(s$fixed > 0)) {
     fixed <- list(W = if (s$fixed[1] > 0) s$W[, seq_len(s$fixed[1]), drop = FALSE],
@@ -228,9 +265,24 @@ bootstrap_replicate <- function(s) {
     nmfkit_warning_penalty = function(w) invokeRestart("muffleWarning")
   )
   model <- run$model
-  list(W = unname(model$W), H = unname(model$H), cols = cols,
+  H <- unname(model$H)
+  if (!is.null(f)) {
+    at <- match(cols, fitted)
+    H <- scale_columns(H[, at, drop = FALSE], 1 / f[at])
+  }
+  list(W = unname(model$W), H = H, cols = cols,
        iterations = model$iterations, status = model$status,
        capped = run$capped)
+}
+
+# x (a matrix or dgCMatrix) with column j multiplied by f[j]; f NULL: x.
+scale_columns <- function(x, f) {
+  if (is.null(f)) return(x)
+  if (inherits(x, "dgCMatrix")) {
+    x@x <- x@x * rep(f, diff(x@p))
+    return(x)
+  }
+  x * rep(f, each = nrow(x))
 }
 
 # Matches each replicate's components to the fit's (Hungarian on cosine

@@ -35,8 +35,8 @@
 #'   tolerance for ANLS). The fit stops when the projected-gradient
 #'   violation of the iteration's first passes falls to `tol` times that of
 #'   the first iteration (scikit-learn's rule), or to `tol` times
-#'   `tol_reference` when that is given: the fit's `first_violation`, for a
-#'   fit warm-started from it (as [nmf_bootstrap()]'s replicates are).
+#'   `tol_reference` when that is given (for example the `first_violation`
+#'   of a fit another is warm-started from).
 #' * [nmf_stratified()]: an iteration makes `v_updates` shift updates, then
 #'   one multiplicative update of `H` and one of `W` (with
 #'   `update = "hals"`: the shifts' exact update, then `inner` passes over
@@ -85,9 +85,10 @@
 #'   the data keeps of the earlier batches' statistics, in `(0, 1]`
 #'   (default `0.01`; scikit-learn's `MiniBatchNMF` keeps `0.7`).
 #' * `tol_reference` ([nmf()]): the violation `tol` is relative to, a
-#'   positive number (default: the fit's own first iteration's). A fit
-#'   warm-started from another passes that fit's `first_violation`, as
-#'   [nmf_bootstrap()]'s replicates do.
+#'   positive number (default: the fit's own first iteration's), for
+#'   example the `first_violation` of a fit this one is warm-started from.
+#'   ([nmf_bootstrap()]'s replicates stop relative to their own first
+#'   violation, which measures how far the resampling moved the optimum.)
 #' * `extrapolate` ([nmf()]): `TRUE` (default) or `FALSE`. Extrapolation
 #'   between iterations (Ang and Gillis 2019): each iteration starts from
 #'   the last iterate pushed along its last move, `beta` growing while the

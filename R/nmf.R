@@ -432,8 +432,8 @@ declare_variant(
                    call = call, what = "control")
     }),
     # the violation `tol` is relative to (default: the fit's own first
-    # iteration's): a warm start from a fit passes the fit's
-    # `first_violation`, as nmf_bootstrap()'s replicates do
+    # iteration's), e.g. the `first_violation` of the fit a warm start
+    # comes from
     tol_reference = setting(NULL, function(x, arg, call) {
       check_number(x, min = 0, strict = TRUE, arg = arg, call = call,
                    what = "control")

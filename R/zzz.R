@@ -6,6 +6,8 @@
   s3_register("ggplot2::autoplot", "nmfkit_rank")
   s3_register("ggplot2::autoplot", "nmfkit_tune")
   s3_register("ggplot2::autoplot", "nmfkit_consensus")
+  s3_register("ggplot2::autoplot", "nmfkit_bootstrap")
+  s3_register("ggplot2::autoplot", "nmfkit_differential")
   invisible(NULL)
 }
 

@@ -16,10 +16,15 @@
 # nonnegative) has mean 0.4 sd: the model is misspecified there, the fit
 # biased, and no resampling interval can cover the truth at its level.
 #
-# Run: Rscript bench/inference-calibration.R  (about 10 minutes at 1 thread)
+# Run: Rscript bench/inference-calibration.R [seeds] [tol] [file]  (about 10
+# minutes at 1 thread)
 suppressPackageStartupMessages(library(nmfkit))
 args <- commandArgs(TRUE)
 seeds <- if (length(args)) seq_len(as.integer(args[1])) else 1:10
+# a second argument: the replicates' tol (relative to their first
+# violation) in place of nmf_bootstrap()'s default; a third: the table's file
+rep_tol <- if (length(args) > 1) as.numeric(args[2])
+out_file <- if (length(args) > 2) args[3] else "bench/inference-calibration.md"
 m <- 60; n <- 120; k <- 3; B <- 100; scale <- 20; sd_rel <- 0.1
 
 planted <- function(design) {
@@ -51,7 +56,10 @@ coverage <- function(seed, design, noise) {
   out <- NULL
   for (type in c("columns", "parametric")) {
     t0 <- proc.time()[[3]]
-    b <- suppressWarnings(nmf_bootstrap(fit, B = B, type = type))
+    ctl <- if (!is.null(rep_tol)) {
+      replace(fit$control, c("tol", "max_iter"), list(rep_tol, 50L))
+    }
+    b <- suppressWarnings(nmf_bootstrap(fit, B = B, type = type, control = ctl))
     inW <- Wt >= b$W_lower & Wt <= b$W_upper
     inH <- if (type == "parametric") Ht >= b$H_lower & Ht <= b$H_upper
     out <- rbind(out, data.frame(
@@ -59,6 +67,7 @@ coverage <- function(seed, design, noise) {
       W = mean(inW), W_nonzero = mean(inW[Wt > 0]), W_zero = mean(inW[Wt == 0]),
       H = if (is.null(inH)) NA else mean(inH),
       cosine = mean(mt$similarity), stability = mean(b$stability$cosine),
+      iterations = mean(b$iterations), capped = mean(b$status != "converged"),
       seconds = proc.time()[[3]] - t0))
   }
   out
@@ -71,7 +80,8 @@ for (design in c("identifiable", "sparse")) {
     for (s in seeds) res <- rbind(res, coverage(s, design, noise))
   }
 }
-agg <- aggregate(cbind(W, W_nonzero, W_zero, H, cosine, seconds) ~ design + noise + type,
+agg <- aggregate(cbind(W, W_nonzero, W_zero, H, cosine, iterations, capped,
+                       seconds) ~ design + noise + type,
                  data = transform(res, H = ifelse(is.na(H), -1, H)), FUN = mean)
 agg$H[agg$H < 0] <- NA
 sdW <- aggregate(W ~ design + noise + type, data = res, FUN = sd)
@@ -79,15 +89,16 @@ agg$W_sd <- sdW$W
 agg <- agg[order(agg$design != "identifiable", agg$noise, agg$type), ]
 fmt <- function(v) ifelse(is.na(v), "-", sprintf("%.3f", v))
 lines <- c(
-  sprintf("Run %s; %d seeds; m = %d, n = %d, rank %d, B = %d, 90 %% intervals; uptime: %s",
+  sprintf("Run %s; %d seeds; m = %d, n = %d, rank %d, B = %d, 90 %% intervals; replicate tol %s; uptime: %s",
           format(Sys.time(), "%Y-%m-%d %H:%M UTC", tz = "UTC"), length(seeds), m, n, k, B,
+          if (is.null(rep_tol)) "nmf_bootstrap()'s default" else format(rep_tol),
           trimws(system("uptime", intern = TRUE))),
   "",
-  "| design | noise | type | coverage W | W > 0 | W = 0 | coverage H | sd over seeds | truth cosine | s per bootstrap |",
-  "|---|---|---|---|---|---|---|---|---|---|",
-  sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f |", agg$design, agg$noise, agg$type,
-          fmt(agg$W), fmt(agg$W_nonzero), fmt(agg$W_zero), fmt(agg$H), fmt(agg$W_sd),
-          fmt(agg$cosine), agg$seconds),
+  "| design | noise | type | coverage W | W > 0 | W = 0 | coverage H | sd over seeds | truth cosine | iterations per replicate | capped | s per bootstrap |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|",
+  sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.2f | %.1f |", agg$design,
+          agg$noise, agg$type, fmt(agg$W), fmt(agg$W_nonzero), fmt(agg$W_zero), fmt(agg$H),
+          fmt(agg$W_sd), fmt(agg$cosine), agg$iterations, agg$capped, agg$seconds),
   "", sprintf("Total %.0f s.", proc.time()[[3]] - t0))
 writeLines(lines)
-writeLines(lines, "bench/inference-calibration.md")
+writeLines(lines, out_file)

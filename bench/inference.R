@@ -50,8 +50,12 @@ time_boot <- function(fit, type, threads, plan_name) {
     invisible(future.apply::future_lapply(1:2, identity))
   }
   set.seed(1)
-  t <- system.time(b <- suppressWarnings(nmf_bootstrap(fit, B = B, type = type)))[["elapsed"]]
-  list(seconds = t, iterations = mean(b$iterations),
+  tt <- system.time(b <- suppressWarnings(nmf_bootstrap(fit, B = B, type = type)))
+  # CPU seconds of this process (every thread; a multisession's workers
+  # are not counted): under load they say more than the elapsed time
+  list(seconds = tt[["elapsed"]], iterations = mean(b$iterations),
+       cpu = tt[["user.self"]] + tt[["sys.self"]],
+       its = b$iterations, converged = mean(b$status == "converged"),
        stability = mean(b$stability$cosine), W = b$W)
 }
 
@@ -80,9 +84,16 @@ for (p in problems) {
       runs <- if (target_only) list(c(2, "sequential")) else
         list(c(1, "sequential"), c(2, "sequential"), c(1, "multisession"))
       res <- lapply(runs, function(r) time_boot(fit, type, as.integer(r[1]), r[2]))
-      if (target_only) res <- list(list(seconds = NA, iterations = res[[1]]$iterations,
-                                        stability = res[[1]]$stability,
-                                        W = res[[1]]$W), res[[1]], list(seconds = NA))
+      if (target_only) {
+        cat(sprintf("iterations per replicate: %s\nconverged: %.2f; CPU s: %.1f (%.2f per replicate); load: %s\n",
+                    paste(res[[1]]$its, collapse = " "), res[[1]]$converged,
+                    res[[1]]$cpu, res[[1]]$cpu / B,
+                    trimws(system("uptime", intern = TRUE))))
+        target_extra <- res[[1]]
+        res <- list(list(seconds = NA, iterations = res[[1]]$iterations,
+                         stability = res[[1]]$stability,
+                         W = res[[1]]$W), res[[1]], list(seconds = NA))
+      }
       same <- if (target_only) NA else
         identical(res[[1]]$W, res[[2]]$W) && identical(res[[1]]$W, res[[3]]$W)
       rows <- rbind(rows, data.frame(
@@ -103,6 +114,13 @@ lines <- c(
   sprintf("| %s | %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.3f | %s |", rows$problem, rows$loss,
           rows$type, rows$fit_s, rows$t1, rows$t2, rows$multisession, rows$iterations,
           rows$stability, rows$identical))
+if (target_only) {
+  lines <- c(lines, "", sprintf(
+    "Iterations per replicate (cap 50): %s; converged %.0f %%; CPU %.1f s (%.2f s per replicate, both threads); load at the end: %s",
+    paste(target_extra$its, collapse = " "), 100 * target_extra$converged,
+    target_extra$cpu, target_extra$cpu / B,
+    trimws(system("uptime", intern = TRUE))))
+}
 writeLines(lines)
 writeLines(lines, if (target_only) "bench/inference-target-results.md" else
   "bench/inference-results.md")

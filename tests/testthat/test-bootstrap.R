@@ -29,6 +29,55 @@ test_that("replicates are aligned to the fit: a permutation is undone exactly", 
   expect_equal(unname(a$cosine[1, ]), rep(1, 3), tolerance = 1e-14)
 })
 
+test_that("a column drawn c times is fitted once, scaled by c^(1 / beta)", {
+  d <- boot_data()
+  tight <- nmf_control(tol = 1e-12, max_iter = 3000)
+  for (loss in c("kl", "frobenius")) {
+    fit <- withr::with_seed(1, nmf(d$x, 3, loss = loss, control = tight))
+    lo <- nmfkit:::fit_loss(fit)
+    data <- nmfkit:::bootstrap_data(fit, NULL, "columns", lo)
+    s <- nmfkit:::bootstrap_setup(fit, data, "columns", lo, tight)
+    expect_true(s$collapse)
+    one <- withr::with_seed(4, nmfkit:::bootstrap_replicate(s))
+    s$collapse <- FALSE
+    copies <- withr::with_seed(4, nmfkit:::bootstrap_replicate(s))
+    expect_identical(one$cols, copies$cols)
+    expect_lt(length(unique(one$cols)), 0.8 * ncol(d$x))
+    # the same optimum (the same loss, in fewer columns), and the copies'
+    # coefficients back
+    expect_equal(one$W, copies$W, tolerance = 1e-6)
+    expect_equal(one$H, copies$H, tolerance = 1e-5)
+  }
+  # not under a loss of degree 0, a penalty or a parametric draw
+  isf <- withr::with_seed(1, nmf(d$x + 1, 3, loss = "is"))
+  lo <- nmfkit:::fit_loss(isf)
+  expect_false(nmfkit:::bootstrap_setup(isf, d$x + 1, "columns", lo, tight)$collapse)
+  pen <- withr::with_seed(1, nmf(d$x, 3, penalty = c(l1 = 0.01)))
+  lo <- nmfkit:::fit_loss(pen)
+  expect_false(nmfkit:::bootstrap_setup(pen, d$x, "columns", lo, tight)$collapse)
+  expect_false(nmfkit:::bootstrap_setup(pen, d$x, "parametric", lo, tight)$collapse)
+})
+
+test_that("replicates stop relative to their own first violation, before the cap", {
+  # they start at the fit: relative to the fit's first violation (a random
+  # start's) every KL replicate ran to the 50-iteration cap (issue 36)
+  d <- boot_data()
+  fit <- withr::with_seed(1, nmf(d$x, 3, loss = "kl",
+                                 control = nmf_control(max_iter = 2000)))
+  expect_identical(fit$status, "converged")
+  ctl <- nmfkit:::bootstrap_control(fit, NULL)
+  expect_equal(ctl$tol, 0.05)
+  expect_null(ctl$tol_reference)
+  expect_identical(ctl$max_iter, 50L)
+  b <- withr::with_seed(2, nmf_bootstrap(fit, B = 10))
+  expect_true(all(b$status == "converged"))
+  expect_lt(max(b$iterations), 50)
+  # a control given is used as nmf() uses it
+  own <- nmfkit:::bootstrap_control(fit, nmf_control(tol = 0.2, max_iter = 7))
+  expect_equal(own$tol, 0.2)
+  expect_null(own$tol_reference)
+})
+
 test_that("an exact planted fit is stable; noise lowers the stability", {
   d <- boot_data(exact = TRUE)
   ctl <- nmf_control(tol = 1e-10, max_iter = 2000)

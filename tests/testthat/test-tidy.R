@@ -140,6 +140,51 @@ test_that("autoplot() builds for fits, rank selections and consensus", {
   expect_error(autoplot(fit, bogus = 1), class = "nmfkit_error_dots")
 })
 
+test_that("autoplot() draws bootstrap intervals and differential tests", {
+  # issue 36: both had plot() and no autoplot()
+  skip_if_not_installed("ggplot2")
+  ap <- function(...) ggplot2::autoplot(...)
+  set.seed(1)
+  W0 <- matrix(rexp(30 * 3), 30, 3)
+  x <- matrix(rpois(30 * 40, W0 %*% matrix(rexp(3 * 40), 3) * 5), 30)
+  rownames(x) <- paste0("g", 1:30)
+  fit <- nmf(x, 3, loss = "kl", control = nmf_control(max_iter = 500))
+  b <- withr::with_seed(2, nmf_bootstrap(fit, B = 6))
+  p <- ap(b, top = 4, components = 2:3)
+  built <- ggplot2::ggplot_build(p)
+  # one interval per top feature of each component drawn, ends the tidy()'s
+  d <- p$data
+  expect_identical(nrow(d), 8L)
+  expect_setequal(as.character(d$component), c("nmf2", "nmf3"))
+  tw <- tidy(b)
+  at <- match(paste(d$feature, d$component), paste(tw$feature, tw$component))
+  expect_identical(d$lower, tw$lower[at])
+  expect_identical(d$upper, tw$upper[at])
+  # the top features by specificity, as summary() ranks them
+  top <- summary(b, top = 4)$top
+  expect_setequal(d$feature[d$component == "nmf2"],
+                  top$feature[top$component == "nmf2"])
+  expect_s3_class(built, "ggplot_built")
+  expect_s3_class(ggplot2::ggplot_build(ap(b, level = 0.5, score = "weight")),
+                  "ggplot_built")
+  expect_error(ap(b, top = 0), class = "nmfkit_error_count")
+  expect_error(ap(b, components = 5), class = "nmfkit_error_components")
+  expect_error(ap(b, level = 1), class = "nmfkit_error_value")
+  expect_error(ap(b, score = "w"), class = "nmfkit_error_choice")
+  expect_error(ap(b, bogus = 1), class = "nmfkit_error_dots")
+  f <- contract_fixtures()
+  dt <- withr::with_seed(1, nmf_differential(f$jfit, B = 2))
+  pd <- ap(dt, alpha = 0.5)
+  expect_s3_class(ggplot2::ggplot_build(pd), "ggplot_built")
+  expect_identical(nrow(pd$data), nrow(dt$table))
+  expect_equal(pd$data$y, -log10(dt$table$p_value))
+  expect_identical(pd$data$call == "not found",
+                   !(dt$table$p_adjusted < 0.5))
+  expect_error(ap(dt, alpha = 2), class = "nmfkit_error_value")
+  expect_error(ap(dt, top = -1), class = "nmfkit_error_count")
+  expect_error(ap(dt, bogus = 1), class = "nmfkit_error_dots")
+})
+
 test_that("nmfkit loads without ggplot2 and registers autoplot when it loads", {
   skip_on_cran()
   skip_if_not_installed("callr")
