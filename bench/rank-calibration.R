@@ -140,6 +140,14 @@ cells <- switch(grid,
     expand.grid(k = c(10, 20), noise = 0.1, loss = c("frobenius", "kl"),
                 design = "correlated", sparse = FALSE,
                 stringsAsFactors = FALSE)),
+  # the same, as run on a shared machine: rank 10 in every loss, storage
+  # and noise; ranks 20 and 30 dense at noise 0.1
+  ranks10 = expand.grid(k = 10, noise = c(0.1, 0.3),
+                        loss = c("frobenius", "kl"), design = "independent",
+                        sparse = c(FALSE, TRUE), stringsAsFactors = FALSE),
+  ranks30 = expand.grid(k = c(20, 30), noise = 0.1,
+                        loss = c("frobenius", "kl"), design = "independent",
+                        sparse = FALSE, stringsAsFactors = FALSE),
   big = unique(rbind(small, expand.grid(
     k = c(3, 8, 20), noise = c(0.1, 0.3, 0.5), loss = c("frobenius", "kl"),
     design = c("independent", "correlated"), sparse = c(FALSE, TRUE),
@@ -203,7 +211,7 @@ for (i in seq_len(nrow(cells))) {
   d <- dims(cl$k)
   for (s in first - 1L + seq_len(reps)) {
     r <- one(cl$k, d$m, d$n, cl$noise, cl$loss, cl$design, cl$sparse, s,
-             d$hi, rcppml = grid == "ranks")
+             d$hi, rcppml = grepl("^ranks", grid))
     message(paste(format(r), collapse = " "))
     out <- rbind(out, r)
     saveRDS(out, rds)
