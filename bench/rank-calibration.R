@@ -27,7 +27,13 @@
 #   at rank 3), "big" (ranks 3, 8, 20, every cell), "seeds" (the default:
 #   rank 3 at noise 0.1 and 0.3 in every loss, storage and design, rank 8
 #   dense at noise 0.1 both designs and losses; for several seeds per
-#   cell); seeds first .. first + reps - 1 (two processes can split them).
+#   cell), "ranks" (ranks 10, 20, 30, both losses, storages and noise
+#   0.1 / 0.3, and correlated ranks 10 and 20, with RcppML 1.0's
+#   k = "auto"; 300 x 200 from rank 20, range 1-40), "ranks10" and
+#   "ranks30" (its rank-10 cells; ranks 20 and 30 dense at noise 0.1);
+#   seeds first .. first + reps - 1 (two processes can split them).
+#   Rscript bench/rank-calibration.R recheck [grid] runs the search alone
+#   on every saved problem of the grid, against its saved grid choice.
 #   Rscript bench/rank-calibration.R table [grid] prints the table of the
 #   rows saved so far by every run of that grid.
 # RcppML 1.0 (bench/build-rcppml.sh; RCPPML_LIB names another checkout's
