@@ -21,6 +21,7 @@ K <- 2 * k + 2
 set.seed(seed)
 pl <- planted(k, 100, 80, noise, loss, "correlated", sparse, truth = TRUE)
 x <- pl$x
+if (is.matrix(x)) storage.mode(x) <- "double"
 ard <- ard_prior("l1", max_iter = 20000)
 set.seed(seed)
 t0 <- system.time(fit <- suppressWarnings(nmf(x, rank = K, loss = loss,

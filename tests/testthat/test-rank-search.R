@@ -35,8 +35,10 @@ test_that("rank = 'auto' recovers planted ranks (Frobenius, KL; dense, sparse)",
         info <- paste(k, loss, sparse)
         expect_identical(fit$rank, as.integer(k), info = info)
         expect_s3_class(fit$rank_search, "nmfkit_rank_search")
-        # far fewer ranks than the range holds
-        expect_lt(nrow(fit$rank_search$summary), 10)
+        # far fewer ranks than the range holds, and fewer than half the
+        # full grid's fits (15 ranks x 3 folds)
+        expect_lt(nrow(fit$rank_search$summary), 12)
+        expect_lt(nrow(fit$rank_search$results), 15 * 3 / 2)
       }
     }
   }
@@ -54,13 +56,24 @@ test_that("the search picks what the full grid's one-SE rule picks", {
   set.seed(7)
   grid <- nmf_rank(x, 1:12, nfolds = 3, control = ctl)
   expect_lt(nrow(path$summary), 12)
+  # and far fewer fits: the bracket and the ranks above the lowest are
+  # fitted on the first fold alone unless the rule needs them
+  expect_lte(nrow(path$results), 3 * 12 / 2)
   expect_identical(path$rank, grid$best[["one_se"]])
-  # the search's errors at the ranks it tried are those of the grid's
-  # folds: each within the grid's spread
+  # the search's errors at the ranks it fitted on every fold are those of
+  # the grid's folds: each within the grid's spread
   s <- summary(grid)
-  m <- match(path$summary$rank, s$rank)
-  expect_true(all(abs(path$summary$mean - s$mean[m]) <=
-                    3 * (path$summary$se + s$se[m]) + 1e-3))
+  p <- path$summary[path$summary$folds == 3L, ]
+  expect_gte(nrow(p), 1L)
+  m <- match(p$rank, s$rank)
+  expect_true(all(abs(p$mean - s$mean[m]) <= 3 * (p$se + s$se[m]) + 1e-3))
+  # and on the first fold, up to the planted rank (where the fits do not
+  # depend on their random starts), the grid's first fold's
+  f1 <- path$results[path$results$fold == 1L & path$results$rank <= 5, ]
+  g1 <- grid$results[grid$results$fold == 1L, ]
+  e <- g1$error[match(f1$rank, g1$rank)]
+  expect_gte(nrow(f1), 3L)
+  expect_true(all(abs(f1$error - e) <= 1e-2 * e))
 })
 
 test_that("the path records ranks, errors, SEs, rounds and the reason", {
@@ -68,13 +81,18 @@ test_that("the path records ranks, errors, SEs, rounds and the reason", {
   set.seed(1)
   fit <- nmf(x, rank = "auto", control = nmf_control(max_iter = 100))
   p <- fit$rank_search
-  expect_named(p$summary, c("rank", "mean", "se", "round"))
+  expect_named(p$summary, c("rank", "folds", "mean", "se", "round"))
   expect_identical(p$range, c(1L, 30L))
   expect_true(p$rank %in% p$summary$rank)
-  # the one-SE rule on the path
-  lo <- which.min(p$summary$mean)
-  ok <- p$summary$mean <= p$summary$mean[lo] + p$summary$se[lo]
-  expect_identical(p$rank, min(p$summary$rank[ok]))
+  # the one-SE rule on the ranks fitted on every fold
+  s <- p$summary[p$summary$folds == p$nfolds, ]
+  lo <- which.min(s$mean)
+  ok <- s$mean <= s$mean[lo] + s$se[lo]
+  expect_identical(p$rank, min(s$rank[ok]))
+  # the others were fitted on the first fold alone
+  expect_true(all(p$summary$folds %in% c(1L, p$nfolds)))
+  expect_identical(as.vector(table(p$results$rank)[as.character(
+    p$summary$rank)]), p$summary$folds)
   # bracketing tried 1, 2, 4, ... first
   first <- p$summary$rank[p$summary$round <= 3]
   expect_true(all(c(1L, 2L, 4L) %in% first))
