@@ -295,8 +295,8 @@ run_online <- function(x, start, control, penalty, fixed, stored) {
 
 # read(b): block b of `layout` for the glue's block source, with all the
 # rows of x's source (pass_reader()'s blocks keep every row; the glue drops
-# those x leaves out, `rows` of stream_params(), as it copies the block:
-# Matrix's row subset of each block cost more than its read).
+# those x leaves out, `rows` of stream_params(), as it copies the block,
+# instead of Matrix's `[` on R's one thread for every block).
 pass_reader <- function(x, layout, budget) {
   x$rows <- NULL
   reader <- block_reader(x, budget)

@@ -126,8 +126,8 @@ class BlockCopy {
   /// len columns, checked by the caller) into the storage, keeping the rows
   /// `kept` (0-based, increasing; all when empty) with `row_of` mapping a
   /// source row to its kept row or -1. The rows are dropped here, in C++,
-  /// as the block is copied: in R (Matrix's `[`) the subset cost more than
-  /// the read on R's thread (bench/README.md, "Streamed against in memory").
+  /// as the block is copied, instead of by Matrix's `[` on R's one thread
+  /// (which the pass waits on while it reads).
   void assign(SEXP block, Index len, const std::vector<int>& kept,
               const std::vector<int>& row_of) {
     const Index m_src = static_cast<Index>(row_of.size());
