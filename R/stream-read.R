@@ -160,10 +160,11 @@ scan_blocks <- function(x, budget = NULL, call = rlang::caller_env()) {
 
 # The bytes a column of a blocks object costs while a pass holds it: for
 # sparse blocks of `nnz` stored entries per column, 6 copies of 12 bytes
-# per entry (the read and its conversion; the block being computed and the
-# next one, read meanwhile, RSource in src/r_data.h; the computation's copy
-# and transpose; the garbage of the last); for dense blocks, 3 copies of
-# the m doubles of a column (the read, the block computed, the next) and a
+# per entry (the read and its conversion; the glue's copies of the block
+# being computed and of the next one, read meanwhile, RSource in
+# src/r_data.h; the computation's copy and transpose; the garbage of the
+# last); for dense blocks, 3 copies of the m doubles of a column (the read,
+# the copies of the block computed and of the next) and a
 # divergence's sparse copy and transpose of its nonzeros. A block read in
 # the other form than its source stores (read_cols(): dense_as_dgc() of a
 # dense read, as.matrix() of a sparse one) also holds the read itself.
@@ -204,9 +205,9 @@ block_budget <- function(x, budget = NULL) {
 # about 10 ms, where a full one takes a second with the Bioconductor
 # packages loaded): enough where the caller drops its block before
 # reading the next, so no collection sees a block alive and ages it (the
-# R loops here; not yet the fit's glue, RSource in src/r_data.h, which
-# holds the block being computed while the next is read). Budgets below
-# 4 MB collect every 4 MB.
+# R loops here; the fit's glue, RSource in src/r_data.h, copies each block
+# out of R and drops it before the next read). Budgets below 4 MB collect
+# every 4 MB.
 # `on_error(e, j0, len)`, if given, handles an error of the read. Returns
 # list(read = function(j0, len), collect = function()): a caller calls
 # collect() before each read, when it no longer holds the last block, in a

@@ -202,11 +202,7 @@ kept_lines.nmfkit_blocks <- function(x, keep) {
 run_streamed <- function(x, start, method, control, penalty, fixed,
                          stored, beta = 2) {
   layout <- block_layout(x, control$block_size)
-  reader <- block_reader(x, control$block_size)
-  read <- function(b) {
-    reader$collect()
-    reader$read(layout$start[b], layout$len[b])
-  }
+  read <- pass_reader(x, layout, control$block_size)
   pass <- if (!inherits(future::plan(), "sequential")) {
     function(plan, H, H_plain) {
       stream_pass(x, layout, plan, H, H_plain, control$threads)
@@ -287,11 +283,7 @@ batch_layout <- function(x, batch_size = NULL) {
 # and a last pass solving H given the final W.
 run_online <- function(x, start, control, penalty, fixed, stored) {
   layout <- batch_layout(x, control$batch_size)
-  reader <- block_reader(x, control$block_size)
-  read <- function(b) {
-    reader$collect()
-    reader$read(layout$start[b], layout$len[b])
-  }
+  read <- pass_reader(x, layout, control$block_size)
   engine <- control
   if (is.null(engine$inner)) engine$inner <- "auto"
   stream <- stream_params(x, layout, stored, read,
@@ -301,16 +293,31 @@ run_online <- function(x, start, control, penalty, fixed, stored) {
     fixed = fixed, stream = stream))
 }
 
+# read(b): block b of `layout` for the glue's block source, with all the
+# rows of x's source (pass_reader()'s blocks keep every row; the glue drops
+# those x leaves out, `rows` of stream_params(), as it copies the block,
+# instead of Matrix's `[` on R's one thread for every block).
+pass_reader <- function(x, layout, budget) {
+  x$rows <- NULL
+  reader <- block_reader(x, budget)
+  function(b) {
+    reader$collect()
+    reader$read(layout$start[b], layout$len[b])
+  }
+}
+
 # The block source of core_params(): the m x n data's blocks of columns
 # (0-based `start`, `len` of `layout`), ||x||^2 at the core's scale and the
-# `stored` entries of the passes' cost rule; `read(b)` reads block b,
-# `pass` (or NULL) runs a whole pass as futures; with `forget`, the online
-# fit's forgetting factor per pass.
+# `stored` entries of the passes' cost rule; `read(b)` reads block b with
+# all `m_src` rows of x's source (pass_reader()), of which the glue keeps
+# `rows` (NULL: all); `pass` (or NULL) runs a whole pass as futures; with
+# `forget`, the online fit's forgetting factor per pass.
 stream_params <- function(x, layout, stored, read, pass = NULL,
                           forget = NULL) {
   out <- list(m = nrow(x), n = ncol(x), x2 = x$x2 * 4^(-x$e),
               stored = stored, start = layout$start, len = layout$len,
-              read = read, pass = pass)
+              read = read, pass = pass, rows = x$rows,
+              m_src = nrow(x$src))
   if (!is.null(forget)) out$forget <- forget
   out
 }

@@ -39,7 +39,10 @@ lib <- Sys.getenv("NMFKIT_BENCH_LIB")
 if (nzchar(lib)) .libPaths(c(lib, .libPaths()))
 python <- "/usr/bin/python3"
 data_dir <- file.path("bench", "data")
-slice_path <- file.path(data_dir, "ooc-30000x100000.h5")
+# (NMFKIT_OOC_SLICE: another slice, e.g. one of 30,000 columns written
+# with --cols 30000, for runs of minutes)
+slice_path <- Sys.getenv("NMFKIT_OOC_SLICE",
+                         file.path(data_dir, "ooc-30000x100000.h5"))
 full_path <- file.path(data_dir, "ooc-30000x1000000.h5")
 
 vm_hwm <- function() {

@@ -6,7 +6,8 @@
 #pragma once
 
 #include <exception>
-#include <optional>
+#include <algorithm>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -110,64 +111,168 @@ inline nmfkit::BlockSums block_sums(const Rcpp::List& l) {
   return s;
 }
 
+/// A block of columns copied out of R into storage kept from block to
+/// block and pass to pass. RSource copies each block as soon as R has read
+/// it and drops R's object before R runs again: no collection sees the
+/// object alive, so R's young collection (block_reader(), R/stream-read.R)
+/// frees it. (Held while the next block was read, blocks were aged by that
+/// read's collection and piled up until a full one: a KL fit at a 10 MB
+/// budget peaked 105 MB above the baseline.) The storage only grows, to the
+/// largest block: copies allocated afresh for every block stayed resident
+/// (bench/README.md, "Memory").
+class BlockCopy {
+ public:
+  /// Copies `block` (a double matrix or a dgCMatrix of the source's rows,
+  /// len columns, checked by the caller) into the storage, keeping the rows
+  /// `kept` (0-based, increasing; all when empty) with `row_of` mapping a
+  /// source row to its kept row or -1. The rows are dropped here, in C++,
+  /// as the block is copied, instead of by Matrix's `[` on R's one thread
+  /// (which the pass waits on while it reads).
+  void assign(SEXP block, Index len, const std::vector<int>& kept,
+              const std::vector<int>& row_of) {
+    const Index m_src = static_cast<Index>(row_of.size());
+    const bool all = kept.empty();
+    rows_ = all ? m_src : static_cast<Index>(kept.size());
+    cols_ = len;
+    sparse_ = Rf_isS4(block);
+    if (!sparse_) {
+      nnz_ = rows_ * len;
+      const double* from = REAL(block);
+      if (all) {
+        put(x_, from, nnz_);
+        return;
+      }
+      grow(x_, nnz_);
+      for (Index j = 0; j < len; ++j)
+        for (Index r = 0; r < rows_; ++r)
+          x_[j * rows_ + r] = from[j * m_src + kept[r]];
+      return;
+    }
+    const SEXP p = R_do_slot(block, Rf_install("p")),
+               i = R_do_slot(block, Rf_install("i")),
+               x = R_do_slot(block, Rf_install("x"));
+    if (TYPEOF(p) != INTSXP || TYPEOF(i) != INTSXP || TYPEOF(x) != REALSXP ||
+        Rf_xlength(p) != len + 1 || Rf_xlength(i) != Rf_xlength(x) ||
+        INTEGER(p)[len] != Rf_xlength(x))
+      throw std::invalid_argument("a sparse block is not a valid dgCMatrix");
+    const Index stored = Rf_xlength(x);
+    const int *pp = INTEGER(p), *ii = INTEGER(i);
+    const double* xx = REAL(x);
+    if (all) {
+      nnz_ = stored;
+      put(p_, pp, len + 1);
+      put(i_, ii, nnz_);
+      put(x_, xx, nnz_);
+      return;
+    }
+    grow(p_, len + 1);
+    grow(i_, stored);
+    grow(x_, stored);
+    Index q = 0;
+    p_[0] = 0;
+    for (Index j = 0; j < len; ++j) {
+      for (Index e = pp[j]; e < pp[j + 1]; ++e) {
+        if (ii[e] < 0 || ii[e] >= m_src)
+          throw std::invalid_argument("a sparse block has a row out of range");
+        const int r = row_of[ii[e]];
+        if (r < 0) continue;
+        i_[q] = r;
+        x_[q++] = xx[e];
+      }
+      p_[j + 1] = static_cast<int>(q);
+    }
+    nnz_ = q;
+  }
+
+  /// f(data) with the copy as DenseData or SparseData (no transpose: a
+  /// streamed block's products scatter).
+  template <class F>
+  void with(F&& f, int threads) {
+    if (sparse_) {
+      const MapSp xs(rows_, cols_, nnz_, p_.data(), i_.data(), x_.data());
+      const nmfkit::SparseData<MapSp> data(xs, threads, false);
+      f(data);
+    } else {
+      const MapMat xd(x_.data(), rows_, cols_);
+      const nmfkit::DenseData data(xd);
+      f(data);
+    }
+  }
+
+ private:
+  template <class T>
+  static void grow(std::vector<T>& to, Index n) {
+    if (static_cast<Index>(to.size()) < n) to.resize(n);
+  }
+  template <class T>
+  static void put(std::vector<T>& to, const T* from, Index n) {
+    grow(to, n);
+    std::copy(from, from + n, to.begin());
+  }
+
+  bool sparse_ = false;
+  Index rows_ = 0, cols_ = 0, nnz_ = 0;
+  std::vector<int> p_, i_;
+  std::vector<double> x_;
+};
+
 // The blocks of columns [start[b], start[b] + len[b]) of an m x n matrix,
 // read through R: `read(b)` returns block b (1-based) as a double matrix or
 // a dgCMatrix; `pass(plan, H, H_plain)`, when not NULL, runs a whole pass
 // and returns, in block order, each block's list(H, H_push, sums).
 class RSource : public nmfkit::SourceTotals {
  public:
+  // `rows` (1-based, increasing) the source rows kept when `read` returns
+  // all m_src of them, else NULL.
   RSource(Index m, Index n, double x2, double stored,
           Rcpp::IntegerVector start, Rcpp::IntegerVector len, SEXP read,
-          SEXP pass, int threads, RHooks& hooks)
+          SEXP pass, SEXP rows, Index m_src, int threads, RHooks& hooks)
       : SourceTotals(m, n, x2, stored), start_(start), len_(len),
-        read_(read), pass_(pass), threads_(threads), hooks_(hooks) {}
+        read_(read), pass_(pass), threads_(threads), hooks_(hooks),
+        row_of_(static_cast<size_t>(m_src), -1) {
+    if (Rf_isNull(rows)) {
+      if (m_src != m) throw std::invalid_argument("RSource: rows");
+      for (Index r = 0; r < m; ++r) row_of_[r] = static_cast<int>(r);
+      return;
+    }
+    const Rcpp::IntegerVector kept(rows);
+    if (kept.size() != m) throw std::invalid_argument("RSource: rows");
+    for (R_xlen_t t = 0; t < kept.size(); ++t) {
+      if (kept[t] < 1 || kept[t] > m_src || (t > 0 && kept[t] <= kept[t - 1]))
+        throw std::invalid_argument("RSource: rows");
+      kept_.push_back(kept[t] - 1);
+      row_of_[kept[t] - 1] = static_cast<int>(t);
+    }
+  }
 
   // f(j0, len, data) for every block, read through R in turn. Block b is
-  // worked on in a second thread while this (R's) thread reads block b + 1:
-  // reading and computing overlap. Only this thread calls R (reading,
-  // interrupts); the worker gets Eigen views of the block, which stays
-  // protected until the worker is joined.
+  // worked on in a second thread, from its copy (BlockCopy), while this
+  // (R's) thread reads block b + 1 into the other copy: reading and
+  // computing overlap, and R holds no block between reads. Only this
+  // thread calls R (reading, interrupts).
   template <class F>
   bool for_blocks(F&& f) {
     Rcpp::Function read(read_);
     const R_xlen_t nb = start_.size();
     if (nb == 0) return true;
     if (hooks_.check_interrupt()) return false;
-    Rcpp::RObject cur = read(1);
-    check_block(cur, len_[0]);
+    fetch(read, 0, copies_[0]);
     for (R_xlen_t b = 0; b < nb; ++b) {
       const Index j0 = start_[b], len = len_[b];
-      const bool sparse = Rf_isS4(cur);
-      std::optional<MapSp> sp;
-      std::optional<MapMat> dn;
-      if (sparse) {
-        sp.emplace(Rcpp::as<MapSp>(cur));
-      } else {
-        dn.emplace(Rcpp::as<MapMat>(cur));
-      }
+      BlockCopy& cur = copies_[b % 2];
       std::exception_ptr failed;
       std::thread worker([&]() {
         try {
-          if (sparse) {
-            const nmfkit::SparseData<MapSp> x(*sp, threads_, false);
-            f(j0, len, x);
-          } else {
-            const nmfkit::DenseData x(*dn);
-            f(j0, len, x);
-          }
+          cur.with([&](const auto& x) { f(j0, len, x); }, threads_);
         } catch (...) {
           failed = std::current_exception();
         }
       });
-      Rcpp::RObject next;
       bool stop = false;
       try {
         if (b + 1 < nb) {
           stop = hooks_.check_interrupt();
-          if (!stop) {
-            next = read(static_cast<int>(b + 2));
-            check_block(next, len_[b + 1]);
-          }
+          if (!stop) fetch(read, b + 1, copies_[(b + 1) % 2]);
         }
       } catch (...) {
         worker.join();
@@ -176,7 +281,6 @@ class RSource : public nmfkit::SourceTotals {
       worker.join();
       if (failed) std::rethrow_exception(failed);
       if (stop) return false;
-      cur = next;
     }
     return true;
   }
@@ -189,6 +293,14 @@ class RSource : public nmfkit::SourceTotals {
   }
 
  private:
+  // Block b (0-based) read through R and copied; R's object is released
+  // on return, before R runs again.
+  void fetch(Rcpp::Function& read, R_xlen_t b, BlockCopy& into) {
+    const Rcpp::RObject block = read(static_cast<int>(b + 1));
+    check_block(block, len_[b]);
+    into.assign(block, len_[b], kept_, row_of_);
+  }
+
   void check_block(SEXP block, Index len) const {
     const bool sparse = Rf_isS4(block);
     if (!sparse && !(Rf_isMatrix(block) && Rf_isReal(block)))
@@ -197,7 +309,7 @@ class RSource : public nmfkit::SourceTotals {
     const Rcpp::IntegerVector dim =
         sparse ? Rcpp::IntegerVector(Rcpp::S4(block).slot("Dim"))
                : Rcpp::IntegerVector(Rf_getAttrib(block, R_DimSymbol));
-    if (dim[0] != m_ || dim[1] != len)
+    if (dim[0] != static_cast<Index>(row_of_.size()) || dim[1] != len)
       throw std::invalid_argument("a block has the wrong dimensions");
   }
 
@@ -229,6 +341,8 @@ class RSource : public nmfkit::SourceTotals {
   SEXP read_, pass_;
   int threads_;
   RHooks& hooks_;
+  std::vector<int> kept_, row_of_;  // the kept rows; a source row's, or -1
+  BlockCopy copies_[2];  // the block computed and the next, read meanwhile
 };
 
 }  // namespace nmfkit_r

@@ -44,8 +44,9 @@ Rcpp::List fit_ard(SEXP x, const Eigen::Map<Eigen::MatrixXd>& w,
 }
 
 // params$stream: the blocks of columns [start, start + len) of an m x n
-// matrix with ||X||^2 = x2 and `stored` stored entries, read by `read` or
-// passed whole to `pass` (RSource); with `forget`, the online fit.
+// matrix with ||X||^2 = x2 and `stored` stored entries, read by `read` (all
+// m_src rows of the source, of which the glue keeps `rows`) or passed whole
+// to `pass` (RSource); with `forget`, the online fit.
 Rcpp::List fit_stream(const Rcpp::List& s,
                       const Eigen::Map<Eigen::MatrixXd>& w,
                       const Eigen::Map<Eigen::MatrixXd>& h, double beta,
@@ -57,8 +58,8 @@ Rcpp::List fit_stream(const Rcpp::List& s,
   nmfkit_r::RSource source(
       Rcpp::as<int>(s["m"]), Rcpp::as<int>(s["n"]),
       Rcpp::as<double>(s["x2"]), Rcpp::as<double>(s["stored"]), s["start"],
-      s["len"], s["read"], online ? R_NilValue : SEXP(s["pass"]), threads,
-      hooks);
+      s["len"], s["read"], online ? R_NilValue : SEXP(s["pass"]), s["rows"],
+      Rcpp::as<int>(s["m_src"]), threads, hooks);
   if (online) {
     nmfkit::OnlineParams p;
     p.base = nmfkit_r::nmf_params(control, method, penalty, fixed);

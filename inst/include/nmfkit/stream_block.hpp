@@ -158,7 +158,9 @@ SpMat block_counts(const SparseData<SpT>& x) {
 }
 
 /// The block's terms of a W update under d_beta at the point (wt, h) (h
-/// the block's columns): wnum(:, i) = sum_j x_ij y_ij^(beta-2) h_j and
+/// the block's columns; xr the block's nonzeros by row, len x m, the
+/// transpose of its counts, formed once for both points of a push):
+/// wnum(:, i) = sum_j x_ij y_ij^(beta-2) h_j and
 /// wden(:, i) = sum_j y_ij^(beta-1) h_j, y = W h, over the block's columns
 /// j, each row i summed in column order (rows in parallel, so any thread
 /// count gives the same bits). Under KL the zeros enter the denominator
@@ -169,11 +171,10 @@ SpMat block_counts(const SparseData<SpT>& x) {
 /// numerator at w_it = 0, sum_j x_ij h_tj / (y_ij - w_it h_tj) (infinite
 /// where that y would not be positive): what kl_coordinate()'s safeguarded
 /// Newton step reads, for every coordinate at once.
-inline void divergence_w_sums(const SpMat& xc, const Mat& wt, const Mat& h,
+inline void divergence_w_sums(const SpMat& xr, const Mat& wt, const Mat& h,
                               double beta, bool newton, int threads,
                               Mat& wnum, Mat& wden) {
   const Index k = h.rows(), m = wt.cols(), len = h.cols();
-  const SpMat xr = transpose_sparse(xc, threads);  // len x m: rows of xc
   wnum.setZero(newton ? 3 * k : k, m);
   const Parallel par(threads);
   if (beta == 1.0) {
@@ -194,7 +195,7 @@ inline void divergence_w_sums(const SpMat& xc, const Mat& wt, const Mat& h,
             zero[t] += y0 > 0.0 ? it.value() * hj[t] / y0 : INFINITY;
           }
         }
-    }, (newton ? 10.0 : 4.0) * static_cast<double>(k) * xc.nonZeros());
+    }, (newton ? 10.0 : 4.0) * static_cast<double>(k) * xr.nonZeros());
     return;
   }
   wden.resize(k, m);
@@ -250,14 +251,15 @@ BlockSums divergence_block(const DataT& x, const StreamPlan& plan, Mat& hb,
   } else {
     s.div = divergence_of(hb, plan.wt, side, beta, par);
   }
-  divergence_w_sums(xc, plan.wt, hb, beta, newton, threads, s.wnum,
+  const SpMat xr = transpose_sparse(xc, threads);  // len x m: rows of xc
+  divergence_w_sums(xr, plan.wt, hb, beta, newton, threads, s.wnum,
                     s.wden);
   if (plan.push) {
     require(h_plain != nullptr && h_push != nullptr &&
                 h_plain->cols() == hb.cols(),
             "stream_block: a push needs the plain iterate");
     push_positive(hb, *h_plain, plan.beta, threads, *h_push);
-    divergence_w_sums(xc, plan.wt_push, *h_push, beta, newton, threads,
+    divergence_w_sums(xr, plan.wt_push, *h_push, beta, newton, threads,
                       s.wnum_push, s.wden_push);
   }
   return s;
