@@ -268,7 +268,8 @@ DivResult nmf_divergence(const CountData& c, const Mat& w, const Mat& h,
   Mat wt_prev, h_prev;
   detail::PlainIterate plain;
   if (p.extrapolate) plain.start(wt, r.H);
-  detail::Extrapolator ex(p.tol);
+  detail::Extrapolator ex(p.tol,
+                          detail::divergence_extrapolation(p.beta, p.method));
   RelativeTest test(p.tol, p.reference_violation);
   double last_div = 0.0;
   auto push = [&](const Mat& z, const Mat& old, Mat& out) {
