@@ -43,10 +43,11 @@ test_that("refining the consensus lowers the catalogue's deviance", {
   }, numeric(1))
   expect_lt(dev[2], dev[1])
   # the unrefined exposures are the Poisson NNLS of the data on the
-  # consensus, exactly
+  # consensus (solved before the signatures are sorted: the solver's
+  # stopping point depends on the columns' order at about 1e-8)
   expect_equal(coef(fits[[1]]),
                refit_signatures(p$counts, basis(fits[[1]]))$exposures,
-               tolerance = 1e-10)
+               tolerance = 1e-6)
   # the spread and stability are the replicates', the same either way
   expect_identical(fits[[1]]$results$stability, fits[[2]]$results$stability)
   expect_setequal(c(fits[[1]]$fits[[1]]$replicates),
