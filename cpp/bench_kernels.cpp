@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_io.hpp"
+
 using nmfkit::Index;
 using nmfkit::Mat;
 using Clock = std::chrono::steady_clock;
@@ -413,23 +415,6 @@ void bench_loops(const DataT& d, double x_mean, bool random, double target,
     report(inner == 1 ? "nmf() hals (default inner=1)" : "nmf() hals inner=10",
            hooks.tr, target);
   }
-}
-
-nmfkit::SpMat read_sparse(const char* file) {
-  std::ifstream in(file, std::ios::binary);
-  int dims[3];
-  in.read(reinterpret_cast<char*>(dims), sizeof dims);
-  std::vector<int> pcol(dims[1] + 1), row(dims[2]);
-  std::vector<double> val(dims[2]);
-  in.read(reinterpret_cast<char*>(pcol.data()), sizeof(int) * pcol.size());
-  in.read(reinterpret_cast<char*>(row.data()), sizeof(int) * row.size());
-  in.read(reinterpret_cast<char*>(val.data()), sizeof(double) * val.size());
-  if (!in) {
-    std::fprintf(stderr, "cannot read a sparse matrix from %s\n", file);
-    std::exit(1);
-  }
-  return Eigen::Map<const nmfkit::SpMat>(dims[0], dims[1], dims[2], pcol.data(),
-                                         row.data(), val.data());
 }
 
 }  // namespace

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_io.hpp"
+
 using nmfkit::Index;
 using nmfkit::Mat;
 // The thread's CPU clock: on a shared machine the wall clock counts the
@@ -39,23 +41,6 @@ namespace {
 constexpr Index kK = 20;
 
 double since(Clock::time_point t0) { return Clock::now() - t0; }
-
-nmfkit::SpMat read_sparse(const char* file) {
-  std::ifstream in(file, std::ios::binary);
-  int dims[3];
-  in.read(reinterpret_cast<char*>(dims), sizeof dims);
-  std::vector<int> pcol(dims[1] + 1), row(dims[2]);
-  std::vector<double> val(dims[2]);
-  in.read(reinterpret_cast<char*>(pcol.data()), sizeof(int) * pcol.size());
-  in.read(reinterpret_cast<char*>(row.data()), sizeof(int) * row.size());
-  in.read(reinterpret_cast<char*>(val.data()), sizeof(double) * val.size());
-  if (!in) {
-    std::fprintf(stderr, "cannot read a sparse matrix from %s\n", file);
-    std::exit(1);
-  }
-  return Eigen::Map<const nmfkit::SpMat>(dims[0], dims[1], dims[2], pcol.data(),
-                                         row.data(), val.data());
-}
 
 Mat read_dense(const char* file, Index m, Index n) {
   Mat x(m, n);
